@@ -1,0 +1,274 @@
+// Package config loads and validates release.toml, the one checked-in file
+// that declares a release: the project, its pinned sources and overlays, the
+// toolchains it is locked against, its targets and its build steps.
+//
+// Loading is strict. A syntax error, an unknown key, a value of the wrong
+// type and every semantic problem (an invalid PEP 440 version or project
+// name, a source with two kinds, an overlay naming an unknown source, a path
+// leaving the project folder, ...) is reported as an [*Error] carrying the
+// file, line and column and a hint; all problems found are returned at once
+// as an [ErrorList]. Such errors map to exit status 2.
+//
+// Paths in release.toml are slash-separated, relative to the folder holding
+// release.toml, and may not leave it. The project name and version are
+// normalised (PEP 503, PEP 440) on load; every later stage uses the
+// normalised forms.
+package config
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// DefaultFile is the configuration file name looked up when none is given.
+const DefaultFile = "release.toml"
+
+// Config is a loaded, validated release.toml.
+type Config struct {
+	Project    Project     `toml:"project"`
+	Build      Build       `toml:"build"`
+	Sources    []Source    `toml:"source"`
+	Overlays   []Overlay   `toml:"overlay"`
+	Toolchains []Toolchain `toml:"toolchain"`
+	Targets    []Target    `toml:"target"`
+
+	// File is the path of release.toml as the user named it (for messages).
+	File string `toml:"-"`
+	// Dir is the absolute folder holding release.toml; paths resolve against it.
+	Dir string `toml:"-"`
+	// SHA256 is the hex digest of the release.toml bytes as loaded.
+	SHA256 string `toml:"-"`
+}
+
+// Project describes what is released.
+type Project struct {
+	// Name is the release name as written; NormalizedName is its PEP 503 form.
+	Name string `toml:"name"`
+	// Version is the PEP 440 version, normalised on load.
+	Version string `toml:"version"`
+	// Summary is a one-line description.
+	Summary string `toml:"summary"`
+	// License is an SPDX license expression.
+	License string `toml:"license"`
+	// Readme is the path of the long description.
+	Readme string `toml:"readme"`
+	// URLs maps labels (Homepage, Source, ...) to URLs.
+	URLs map[string]string `toml:"urls"`
+
+	// NormalizedName is the PEP 503 normalised Name.
+	NormalizedName string `toml:"-"`
+}
+
+// Build holds the settings shared by every build step.
+type Build struct {
+	// SourceDateEpoch fixes every timestamp of the release (seconds since
+	// 1970, at least 1980-01-01 so zip dates stay valid). When absent, the
+	// commit time of the first git source is used.
+	SourceDateEpoch *int64 `toml:"source_date_epoch"`
+	// PassEnv names host environment variables that build steps may see in
+	// addition to the fixed allowlist. They become inputs of every action.
+	PassEnv []string `toml:"pass_env"`
+	// Steps run in order for every target they apply to.
+	Steps []Step `toml:"step"`
+}
+
+// SourceKind says where a source comes from.
+type SourceKind string
+
+// The source kinds.
+const (
+	SourceLocal   SourceKind = "local"
+	SourceGit     SourceKind = "git"
+	SourceArchive SourceKind = "archive"
+)
+
+// Source is a pinned input tree. Exactly one of Local, Git and Archive is set.
+type Source struct {
+	// Name identifies the source in overlays, steps and the lock.
+	Name string `toml:"name"`
+	// Local is a folder of the project.
+	Local string `toml:"local"`
+	// Git is a repository URL or path; Commit pins the full commit id.
+	Git    string `toml:"git"`
+	Commit string `toml:"commit"`
+	// Archive is a path or an http(s) URL of a .tar.gz, .tar.xz or .zip
+	// whose sha256 is SHA256; StripComponents drops leading path elements.
+	Archive         string `toml:"archive"`
+	SHA256          string `toml:"sha256"`
+	StripComponents int    `toml:"strip_components"`
+}
+
+// Kind reports which kind of source s is.
+func (s Source) Kind() SourceKind {
+	switch {
+	case s.Git != "":
+		return SourceGit
+	case s.Archive != "":
+		return SourceArchive
+	default:
+		return SourceLocal
+	}
+}
+
+// Location is the path or URL the source is read from.
+func (s Source) Location() string {
+	switch s.Kind() {
+	case SourceGit:
+		return s.Git
+	case SourceArchive:
+		return s.Archive
+	default:
+		return s.Local
+	}
+}
+
+// OverlayKind says how an overlay changes its source.
+type OverlayKind string
+
+// The overlay kinds.
+const (
+	OverlayPatch OverlayKind = "patch"
+	OverlayTree  OverlayKind = "tree"
+)
+
+// Overlay changes a source before it is built: a git-format patch applied
+// exactly, or a tree of files copied over it. Overlays apply in the order
+// they are declared.
+type Overlay struct {
+	Name   string `toml:"name"`
+	Source string `toml:"source"`
+	Patch  string `toml:"patch"`
+	Tree   string `toml:"tree"`
+}
+
+// Kind reports which kind of overlay o is.
+func (o Overlay) Kind() OverlayKind {
+	if o.Tree != "" {
+		return OverlayTree
+	}
+	return OverlayPatch
+}
+
+// Path is the project-relative path of the patch file or tree.
+func (o Overlay) Path() string {
+	if o.Tree != "" {
+		return o.Tree
+	}
+	return o.Patch
+}
+
+// Toolchain is a tool whose identity is locked: the first line of the output
+// of Command. When PerTarget is set, Command is expanded (${VAR}) with each
+// target's environment and locked once per target.
+type Toolchain struct {
+	Name      string   `toml:"name"`
+	Command   []string `toml:"command"`
+	PerTarget bool     `toml:"per_target"`
+	// Targets limits the toolchain to some targets (default: all).
+	Targets []string `toml:"targets"`
+}
+
+// Target is a platform the release is built for. Env is given to every step
+// of the target (GOOS, GOARCH, CC, ...).
+type Target struct {
+	Name string            `toml:"name"`
+	Env  map[string]string `toml:"env"`
+}
+
+// Step is one build action, run once per target in a hermetic environment
+// with the source workspace as its working directory. It must write exactly
+// its declared Outputs into $MKRELEASE_OUT.
+type Step struct {
+	Name   string `toml:"name"`
+	Source string `toml:"source"`
+	// Dir is a folder of the source to run in (default: its root).
+	Dir string `toml:"dir"`
+	// Run is the argv; ${VAR} expands from the step's environment.
+	Run []string          `toml:"run"`
+	Env map[string]string `toml:"env"`
+	// Outputs are paths relative to $MKRELEASE_OUT. A step without outputs
+	// is a check (tests, linters): it is cached like any other action.
+	Outputs []string `toml:"outputs"`
+	// Targets limits the step to some targets (default: all).
+	Targets []string `toml:"targets"`
+	// Timeout bounds one run (default 30m).
+	Timeout Duration `toml:"timeout"`
+}
+
+// AppliesTo reports whether the step runs for target t.
+func (s Step) AppliesTo(t string) bool { return appliesTo(s.Targets, t) }
+
+// AppliesTo reports whether the toolchain is used by target t.
+func (tc Toolchain) AppliesTo(t string) bool { return appliesTo(tc.Targets, t) }
+
+func appliesTo(list []string, t string) bool {
+	if len(list) == 0 {
+		return true
+	}
+	for _, x := range list {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// Duration is a time.Duration written as a string ("90s", "10m").
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(strings.TrimSpace(string(b)))
+	if err != nil {
+		return fmt.Errorf("invalid duration %q: write it like \"90s\" or \"10m\"", b)
+	}
+	if v <= 0 {
+		return fmt.Errorf("invalid duration %q: must be positive", b)
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes the duration as a Go duration string.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// Source returns the source named name.
+func (c *Config) Source(name string) (Source, bool) {
+	for _, s := range c.Sources {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Source{}, false
+}
+
+// Target returns the target named name.
+func (c *Config) Target(name string) (Target, bool) {
+	for _, t := range c.Targets {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Target{}, false
+}
+
+// TargetNames lists the declared targets in order.
+func (c *Config) TargetNames() []string {
+	names := make([]string, len(c.Targets))
+	for i, t := range c.Targets {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// OverlaysOf lists the overlays of source name in the order they apply.
+func (c *Config) OverlaysOf(name string) []Overlay {
+	var out []Overlay
+	for _, o := range c.Overlays {
+		if o.Source == name {
+			out = append(out, o)
+		}
+	}
+	return out
+}

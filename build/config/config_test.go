@@ -1,0 +1,149 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const validTOML = `[project]
+name = "Vexl_Demo"
+version = "V1.0-RC_1"
+
+[build]
+source_date_epoch = 1793491200
+
+[[source]]
+name = "up"
+local = "src"
+
+[[overlay]]
+name = "fix"
+source = "up"
+patch = "patches/fix.patch"
+
+[[toolchain]]
+name = "go"
+command = ["go", "version"]
+
+[[target]]
+name = "linux-x86_64"
+env = { GOOS = "linux" }
+
+[[build.step]]
+name = "tool"
+source = "up"
+run = ["go", "build", "-o", "${MKRELEASE_OUT}/tool"]
+outputs = ["tool"]
+timeout = "5m"
+`
+
+func TestParseValidNormalises(t *testing.T) {
+	c, err := Parse("release.toml", "/p", []byte(validTOML))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if c.Project.Version != "1.0rc1" {
+		t.Errorf("version = %q, want normalised 1.0rc1", c.Project.Version)
+	}
+	if c.Project.NormalizedName != "vexl-demo" {
+		t.Errorf("normalised name = %q, want vexl-demo", c.Project.NormalizedName)
+	}
+	if c.Build.Steps[0].Timeout.Minutes() != 5 {
+		t.Errorf("timeout = %v", c.Build.Steps[0].Timeout)
+	}
+	if len(c.SHA256) != 64 {
+		t.Errorf("SHA256 = %q", c.SHA256)
+	}
+}
+
+// badConfigs each change validTOML and expect one error at a position.
+var badConfigs = []struct {
+	name      string
+	old, new  string // replacement in validTOML
+	wantPos   string // "line:col"
+	wantInMsg string
+}{
+	{"unknown top-level key", "[build]\n", "colour = \"red\"\n[build]\n", "5:1", "unknown key"},
+	{"unknown key in table", `name = "Vexl_Demo"`, `nmae = "Vexl_Demo"`, "2:1", `did you mean "name"`},
+	{"unknown key in array table", `patch = "patches/fix.patch"`, `patch = "patches/fix.patch"` + "\nfuzz = 3", "16:1", "unknown key"},
+	{"wrong type", "source_date_epoch = 1793491200", `source_date_epoch = "yesterday"`, "6:21", "an integer"},
+	{"wrong type in array", `command = ["go", "version"]`, `command = "go version"`, "19:11", "array of strings"},
+	{"bad duration", `timeout = "5m"`, `timeout = "soon"`, "30:11", "duration"},
+	{"invalid version", `version = "V1.0-RC_1"`, `version = "1.0-final"`, "3:11", "invalid version"},
+	{"invalid name", `name = "Vexl_Demo"`, `name = "-vexl"`, "2:8", "invalid project name"},
+	{"missing version", "version = \"V1.0-RC_1\"\n", "", "1:2", "missing project version"},
+	{"syntax error", `name = "up"`, `name = "up`, "9:11", ""},
+	{"two source kinds", `local = "src"`, "local = \"src\"\ngit = \"https://example.invalid/x.git\"", "8:3", "exactly one of local, git, archive"},
+	{"git without commit", `local = "src"`, `git = "https://example.invalid/x.git"`, "10:7", "has no commit"},
+	{"short commit", `local = "src"`, "git = \"https://example.invalid/x.git\"\ncommit = \"abc123\"", "11:10", "not a full commit id"},
+	{"archive without sha", `local = "src"`, `archive = "up.tar.gz"`, "8:3", "needs its sha256"},
+	{"path escapes", `local = "src"`, `local = "../elsewhere"`, "10:9", "leaves the project folder"},
+	{"absolute path", `patch = "patches/fix.patch"`, `patch = "/etc/passwd"`, "15:9", "is absolute"},
+	{"unknown source", "source = \"up\"\npatch", "source = \"down\"\npatch", "14:10", `unknown source "down"`},
+	{"duplicate target", "[[build.step]]", "[[target]]\nname = \"linux-x86_64\"\n\n[[build.step]]", "26:8", "duplicate target"},
+	{"reserved env", `env = { GOOS = "linux" }`, `env = { GOOS = "linux", TZ = "Europe/Paris" }`, "23:30", "cannot be overridden"},
+	{"step targets unknown", `outputs = ["tool"]`, "outputs = [\"tool\"]\ntargets = [\"win\"]", "30:12", `unknown target "win"`},
+	{"output escapes", `outputs = ["tool"]`, `outputs = ["../tool"]`, "29:12", "leaves the project folder"},
+	{"epoch before 1980", "source_date_epoch = 1793491200", "source_date_epoch = 1000", "6:21", "before 1980"},
+}
+
+func TestParseRefusesWithPosition(t *testing.T) {
+	for _, tc := range badConfigs {
+		t.Run(tc.name, func(t *testing.T) {
+			src := validTOML
+			if tc.old != "" {
+				if !strings.Contains(src, tc.old) {
+					t.Fatalf("test bug: %q not in valid config", tc.old)
+				}
+				src = strings.Replace(src, tc.old, tc.new, 1)
+			}
+			_, err := Parse("release.toml", "/p", []byte(src))
+			if err == nil {
+				t.Fatalf("Parse accepted:\n%s", src)
+			}
+			var list ErrorList
+			if !errors.As(err, &list) || len(list) == 0 {
+				t.Fatalf("Parse error %T %v, want ErrorList", err, err)
+			}
+			if code := list.ExitCode(); code != 2 {
+				t.Errorf("exit code %d, want 2", code)
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, "release.toml:"+tc.wantPos+":") {
+				t.Errorf("Parse error = %q, want position release.toml:%s", msg, tc.wantPos)
+			}
+			if !strings.Contains(msg, tc.wantInMsg) {
+				t.Errorf("Parse error = %q, want it to contain %q", msg, tc.wantInMsg)
+			}
+		})
+	}
+}
+
+func TestErrorsAreAllReported(t *testing.T) {
+	src := strings.Replace(validTOML, `version = "V1.0-RC_1"`, `version = "x"`, 1)
+	src = strings.Replace(src, `source = "up"`+"\npatch", `source = "nope"`+"\npatch", 1)
+	_, err := Parse("release.toml", "/p", []byte(src))
+	var list ErrorList
+	if !errors.As(err, &list) || len(list) != 2 {
+		t.Fatalf("got %v, want 2 errors", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(validTOML))
+	f.Add([]byte("[[build.step]]\nname=1\n[[build.step.x]]\n"))
+	f.Add([]byte("a.b.c = {d = [1, {e = 2}]}\n[[a.b]]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Parse("release.toml", "/p", data)
+		if err == nil && c == nil {
+			t.Fatal("nil config without error")
+		}
+		if err != nil {
+			var coder interface{ ExitCode() int }
+			if !errors.As(err, &coder) || coder.ExitCode() != 2 {
+				t.Fatalf("error %v does not map to exit 2", err)
+			}
+		}
+	})
+}

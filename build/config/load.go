@@ -1,0 +1,266 @@
+package config
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Error is one problem in a release.toml, located by line and column.
+type Error struct {
+	File string
+	Pos  Position // zero when unknown
+	Key  string   // the key path, e.g. "build.step[1].run"
+	Msg  string
+	Hint string // what to do, when there is something to say
+}
+
+// Error formats the problem as FILE:LINE:COL: KEY: MSG (hint: ...).
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Pos.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Pos.Line, e.Pos.Column)
+	}
+	b.WriteString(": ")
+	if e.Key != "" {
+		b.WriteString(e.Key + ": ")
+	}
+	b.WriteString(e.Msg)
+	if e.Hint != "" {
+		b.WriteString("\n\thint: " + e.Hint)
+	}
+	return b.String()
+}
+
+// ExitCode is 2: a bad configuration is bad input.
+func (e *Error) ExitCode() int { return 2 }
+
+// ErrorList is every problem found in one file, in document order.
+type ErrorList []*Error
+
+// Error lists the problems one per line.
+func (l ErrorList) Error() string {
+	msgs := make([]string, len(l))
+	for i, e := range l {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Unwrap exposes the individual errors to errors.As and errors.Is.
+func (l ErrorList) Unwrap() []error {
+	errs := make([]error, len(l))
+	for i, e := range l {
+		errs[i] = e
+	}
+	return errs
+}
+
+// ExitCode is 2: a bad configuration is bad input.
+func (l ErrorList) ExitCode() int { return 2 }
+
+// Load reads, decodes strictly and validates the release.toml at path.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, ErrorList{{File: path, Msg: "no such file",
+				Hint: "run mkrelease in the folder holding release.toml, or name it with --config"}}
+		}
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	return Parse(path, dir, data)
+}
+
+// Parse decodes and validates release.toml bytes. file names the document in
+// messages; dir is the folder its relative paths resolve against.
+func Parse(file, dir string, data []byte) (*Config, error) {
+	var c Config
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, decodeErrors(file, err)
+	}
+	sum := sha256.Sum256(data)
+	c.File, c.Dir, c.SHA256 = file, dir, hex.EncodeToString(sum[:])
+	v := validator{file: file, pos: indexPositions(data)}
+	v.config(&c)
+	if len(v.errs) > 0 {
+		return nil, v.errs
+	}
+	return &c, nil
+}
+
+func decodeErrors(file string, err error) error {
+	var strict *toml.StrictMissingError
+	if errors.As(err, &strict) {
+		var list ErrorList
+		for i := range strict.Errors {
+			de := &strict.Errors[i]
+			row, col := de.Position()
+			key := []string(de.Key())
+			e := &Error{File: file, Pos: Position{row, col}, Key: strings.Join(key, "."),
+				Msg: "unknown key"}
+			if valid := validKeys(key[:len(key)-1]); len(valid) > 0 {
+				if s := closest(key[len(key)-1], valid); s != "" {
+					e.Hint = fmt.Sprintf("did you mean %q? valid keys here: %s", s, strings.Join(valid, ", "))
+				} else {
+					e.Hint = "valid keys here: " + strings.Join(valid, ", ")
+				}
+			}
+			list = append(list, e)
+		}
+		return list
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		msg := strings.TrimPrefix(de.Error(), "toml: ")
+		e := &Error{File: file, Pos: Position{row, col}, Key: strings.Join(de.Key(), "."), Msg: msg}
+		if strings.Contains(msg, "cannot decode") || strings.Contains(msg, "cannot store") {
+			e.Msg, e.Hint = typeMessage(msg, de.Key())
+		}
+		return ErrorList{e}
+	}
+	return ErrorList{{File: file, Msg: strings.TrimPrefix(err.Error(), "toml: ")}}
+}
+
+// typeMessage turns go-toml's Go-flavoured type error into one that speaks
+// TOML, naming the type the key takes.
+func typeMessage(msg string, key []string) (string, string) {
+	found := ""
+	if _, rest, ok := strings.Cut(msg, "cannot decode TOML "); ok {
+		found, _, _ = strings.Cut(rest, " into ")
+	}
+	t := fieldType(key)
+	switch {
+	case t == nil:
+		return "wrong type: " + msg, ""
+	case found == "":
+		return "wrong type", "this key takes " + tomlType(t)
+	}
+	return "wrong type: found a TOML " + found, "this key takes " + tomlType(t)
+}
+
+func tomlType(t reflect.Type) string {
+	if t == reflect.TypeOf(Duration{}) {
+		return "a duration string such as \"10m\""
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return tomlType(t.Elem())
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int64:
+		return "an integer"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Struct {
+			return "an array of tables ([[...]])"
+		}
+		return "an array of " + strings.TrimPrefix(strings.TrimPrefix(tomlType(t.Elem()), "a "), "an ") + "s"
+	case reflect.Map:
+		return "a table of " + strings.TrimPrefix(strings.TrimPrefix(tomlType(t.Elem()), "a "), "an ") + "s"
+	case reflect.Struct:
+		return "a table"
+	}
+	return t.String()
+}
+
+// fieldType follows a key path through the Config type.
+func fieldType(key []string) reflect.Type {
+	t := reflect.TypeOf(Config{})
+	for _, k := range key {
+		for t.Kind() == reflect.Slice || t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		switch t.Kind() {
+		case reflect.Struct:
+			f, ok := fieldByTag(t, k)
+			if !ok {
+				return nil
+			}
+			t = f.Type
+		case reflect.Map:
+			t = t.Elem()
+		default:
+			return nil
+		}
+	}
+	return t
+}
+
+func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if tag := strings.Split(f.Tag.Get("toml"), ",")[0]; tag == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// validKeys lists the keys allowed in the table at path.
+func validKeys(path []string) []string {
+	t := fieldType(path)
+	for t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Pointer) {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	var keys []string
+	for i := 0; i < t.NumField(); i++ {
+		if tag := strings.Split(t.Field(i).Tag.Get("toml"), ",")[0]; tag != "" && tag != "-" {
+			keys = append(keys, tag)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// closest returns the candidate within edit distance 2 of s, if any.
+func closest(s string, candidates []string) string {
+	best, bestD := "", 3
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

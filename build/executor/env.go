@@ -1,0 +1,92 @@
+package executor
+
+import (
+	"os"
+	"strconv"
+	"strings"
+)
+
+// EnvOptions are the inputs of the hermetic environment.
+type EnvOptions struct {
+	// Epoch is SOURCE_DATE_EPOCH.
+	Epoch int64
+	// GoCache is a persistent GOCACHE (content-addressed, safe to share);
+	// empty means a fresh one in the scratch folder.
+	GoCache string
+	// PassEnv names host variables passed through unchanged.
+	PassEnv []string
+	// Extra are the target's and step's variables (step wins), and
+	// MKRELEASE_* facts; they are applied last.
+	Extra map[string]string
+}
+
+// Environment composes the environment of an action, with placeholders for
+// per-run paths. PATH comes from the host so that the locked toolchains are
+// found; it is not part of the action key (see [KeyEnv]), the toolchain
+// versions are.
+func Environment(o EnvOptions) map[string]string {
+	env := map[string]string{
+		"PATH":              os.Getenv("PATH"),
+		"HOME":              ScratchPlaceholder + "/home",
+		"TMPDIR":            ScratchPlaceholder + "/tmp",
+		"TZ":                "UTC",
+		"LANG":              "C.UTF-8",
+		"LC_ALL":            "C.UTF-8",
+		"SOURCE_DATE_EPOCH": strconv.FormatInt(o.Epoch, 10),
+		"MKRELEASE_OUT":     OutPlaceholder,
+		// Go: offline, path-independent, no VCS stamping, no toolchain
+		// switching, no user configuration.
+		"GOFLAGS":     "-trimpath -buildvcs=false -mod=readonly",
+		"GOPROXY":     "off",
+		"GOSUMDB":     "off",
+		"GOTOOLCHAIN": "local",
+		"GOENV":       "off",
+		"GOWORK":      "off",
+		"GOTELEMETRY": "off",
+		"GOPATH":      ScratchPlaceholder + "/gopath",
+		"GOMODCACHE":  ScratchPlaceholder + "/gopath/pkg/mod",
+		"GOCACHE":     ScratchPlaceholder + "/gocache",
+	}
+	if o.GoCache != "" {
+		env["GOCACHE"] = o.GoCache
+	}
+	if env["PATH"] == "" {
+		env["PATH"] = "/usr/local/bin:/usr/bin:/bin"
+	}
+	for _, k := range o.PassEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
+	// C compilers: map the workspace to "." in debug info and __FILE__.
+	prefixMap := "-ffile-prefix-map=" + WorkspacePlaceholder + "=."
+	for k, def := range map[string]string{"CFLAGS": "-O2 -g", "CXXFLAGS": "-O2 -g", "CGO_CFLAGS": "-O2 -g", "CGO_CXXFLAGS": "-O2 -g"} {
+		v := def
+		if x, ok := o.Extra[k]; ok {
+			v = x
+		}
+		env[k] = strings.TrimSpace(v + " " + prefixMap)
+	}
+	for k, v := range o.Extra {
+		switch k {
+		case "CFLAGS", "CXXFLAGS", "CGO_CFLAGS", "CGO_CXXFLAGS":
+			continue
+		}
+		env[k] = v
+	}
+	return env
+}
+
+// KeyEnv is the part of env that goes into an action key: everything but
+// PATH and GOCACHE, which locate tools and caches without changing what
+// they produce (toolchain identities enter the key as inputs instead).
+func KeyEnv(env map[string]string) map[string]string {
+	out := make(map[string]string, len(env))
+	for k, v := range env {
+		if k == "PATH" || k == "GOCACHE" {
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}

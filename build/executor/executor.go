@@ -1,0 +1,342 @@
+// Package executor runs build actions hermetically.
+//
+// An action sees only the environment the executor composes: a fixed
+// allowlist (PATH from the host so toolchains are found, and nothing else
+// from it unless release.toml passes it through), HOME and TMPDIR inside a
+// private scratch folder, TZ=UTC, LC_ALL=LANG=C.UTF-8, SOURCE_DATE_EPOCH,
+// Go settings that make builds offline, path-independent and free of VCS
+// stamps (GOFLAGS=-trimpath -buildvcs=false -mod=readonly, GOPROXY=off,
+// GOTOOLCHAIN=local, GOENV=off, GOWORK=off, GOTELEMETRY=off), and prefix
+// maps that turn the workspace path into "." in C compilers' output
+// (CFLAGS, CXXFLAGS, CGO_CFLAGS, CGO_CXXFLAGS). It runs with umask 022, in
+// its own process group (killed as a whole on cancel or timeout), and in a
+// new network namespace where only a downed loopback exists, when the
+// kernel allows it; [Executor.Isolation] says whether it does.
+//
+// Paths that differ between runs (the workspace, the output and scratch
+// folders) appear in the environment only through placeholders until the
+// moment of execution, so [Action.Key] does not depend on them.
+package executor
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Placeholders stand for per-run paths in Env and Argv.
+const (
+	WorkspacePlaceholder = "@WORKSPACE@"
+	OutPlaceholder       = "@OUT@"
+	ScratchPlaceholder   = "@SCRATCH@"
+)
+
+// KeySchema versions the action key: bump it whenever the executor changes
+// what an action may produce from the same inputs.
+const KeySchema = "mkrelease-action-v1"
+
+// Action is one command to run for one target.
+type Action struct {
+	Step   string // step name, for messages
+	Target string // target name, for messages
+	// Argv is the command; ${VAR} is expanded from Env at run time.
+	Argv []string
+	// Env is the complete environment, possibly with placeholders.
+	Env map[string]string
+	// Dir is the working folder relative to the workspace.
+	Dir string
+	// Outputs are the files the action must write below $MKRELEASE_OUT.
+	Outputs []string
+	// Inputs are the digests of everything else the action depends on
+	// (source tree hash, toolchain versions, ...), by name.
+	Inputs map[string]string
+	// Timeout bounds the run (0: 30 minutes).
+	Timeout time.Duration
+}
+
+// Key is the sha256 of everything that determines the action's outputs.
+func (a Action) Key() string {
+	type keyDoc struct {
+		Schema  string            `json:"schema"`
+		Argv    []string          `json:"argv"`
+		Env     map[string]string `json:"env"`
+		Dir     string            `json:"dir"`
+		Outputs []string          `json:"outputs"`
+		Inputs  map[string]string `json:"inputs"`
+	}
+	// encoding/json sorts map keys, so the document is canonical.
+	b, err := json.Marshal(keyDoc{KeySchema, a.Argv, KeyEnv(a.Env), a.Dir, a.Outputs, a.Inputs})
+	if err != nil {
+		panic(err) // only strings: cannot fail
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Isolation reports whether actions run without network.
+type Isolation struct {
+	Network bool   // true when a network namespace is used
+	Reason  string // why not, when Network is false
+}
+
+// Executor runs actions.
+type Executor struct {
+	isolation Isolation
+	sysProc   func() *syscall.SysProcAttr
+}
+
+// New probes what the kernel allows and returns an executor.
+func New(ctx context.Context) *Executor {
+	e := &Executor{}
+	attr := netnsAttr()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", "exit 0")
+	cmd.SysProcAttr = attr()
+	cmd.Env = []string{}
+	if err := cmd.Run(); err != nil {
+		e.isolation = Isolation{Reason: fmt.Sprintf("the kernel refused a network namespace (%v)", err)}
+		e.sysProc = func() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+	} else {
+		e.isolation = Isolation{Network: true}
+		e.sysProc = attr
+	}
+	return e
+}
+
+// Isolation says whether actions run without network.
+func (e *Executor) Isolation() Isolation { return e.isolation }
+
+func netnsAttr() func() *syscall.SysProcAttr {
+	return func() *syscall.SysProcAttr {
+		attr := &syscall.SysProcAttr{Setpgid: true, Cloneflags: syscall.CLONE_NEWNET}
+		if os.Geteuid() != 0 {
+			attr.Cloneflags |= syscall.CLONE_NEWUSER
+			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
+			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
+		}
+		return attr
+	}
+}
+
+// Paths are the real folders behind the placeholders for one run.
+type Paths struct {
+	Workspace string // the source workspace (read as input)
+	Out       string // empty folder the action writes its outputs into
+	Scratch   string // empty private folder for HOME, TMPDIR, ...
+}
+
+// Result describes a finished run.
+type Result struct {
+	Duration time.Duration
+	// Log is the combined stdout and stderr.
+	Log []byte
+}
+
+// StepError is a failed action: it names the step and target and carries
+// the tail of its output. It maps to exit status 1.
+type StepError struct {
+	Step, Target string
+	Reason       string
+	Tail         string
+	Isolated     bool
+	Err          error
+}
+
+// Error names the step, says why it failed and shows the end of its output.
+func (e *StepError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "step %s [%s]: %s", e.Step, e.Target, e.Reason)
+	if e.Err != nil {
+		b.WriteString(": " + e.Err.Error())
+	}
+	if e.Tail != "" {
+		b.WriteString("\n--- last lines of its output ---\n" + strings.TrimRight(e.Tail, "\n") + "\n---")
+	}
+	if e.Isolated && looksLikeNetwork(e.Tail) {
+		b.WriteString("\n\thint: build steps run without network (a network namespace); vendor or pin what the step downloads as a [[source]]")
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *StepError) Unwrap() error { return e.Err }
+
+// ExitCode is 1.
+func (e *StepError) ExitCode() int { return 1 }
+
+func looksLikeNetwork(s string) bool {
+	s = strings.ToLower(s)
+	for _, w := range []string{"network is unreachable", "connection refused", "could not resolve", "name resolution", "no such host", "dial tcp", "dial udp"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Run executes a with the given paths. The caller checks outputs.
+func (e *Executor) Run(ctx context.Context, a Action, p Paths) (Result, error) {
+	timeout := a.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	for _, d := range []string{filepath.Join(p.Scratch, "home"), filepath.Join(p.Scratch, "tmp")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return Result{}, fmt.Errorf("prepare scratch folder: %w", err)
+		}
+	}
+	env := Resolve(a.Env, p)
+	argv := make([]string, len(a.Argv))
+	for i, arg := range a.Argv {
+		argv[i] = Expand(resolvePath(arg, p), env)
+	}
+	// umask is per process: set it in a tiny shell that then becomes the
+	// command, so mkrelease's own umask is never changed.
+	cmd := exec.Command("/bin/sh", append([]string{"-c", `umask 022 && exec "$@"`, "mkrelease-step"}, argv...)...)
+	cmd.Dir = filepath.Join(p.Workspace, filepath.FromSlash(a.Dir))
+	cmd.Env = envList(env)
+	cmd.SysProcAttr = e.sysProc()
+	var log lockedBuffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return Result{}, &StepError{Step: a.Step, Target: a.Target, Reason: "could not start", Err: err}
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		// Kill the whole process group: compilers spawn children.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		err = ctx.Err()
+	}
+	res := Result{Duration: time.Since(start), Log: log.Bytes()}
+	if err != nil {
+		reason := "failed"
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			reason = fmt.Sprintf("timed out after %s (raise `timeout` of the step if this is expected)", timeout)
+		case errors.Is(err, context.Canceled):
+			reason = "cancelled"
+		}
+		return res, &StepError{Step: a.Step, Target: a.Target, Reason: reason, Tail: Tail(res.Log, 30), Isolated: e.isolation.Network, Err: err}
+	}
+	return res, nil
+}
+
+// Expand replaces each ${NAME} in s whose NAME is set in env with its value.
+// Everything else, "$NAME" and unknown names included, is left as written,
+// so shell snippets in argv keep their own variables.
+func Expand(s string, env map[string]string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		name := s[i+2 : i+j]
+		if v, ok := env[name]; ok {
+			b.WriteString(s[:i] + v)
+		} else {
+			b.WriteString(s[:i+j+1])
+		}
+		s = s[i+j+1:]
+	}
+}
+
+// Resolve replaces placeholders in env with the real paths.
+func Resolve(env map[string]string, p Paths) map[string]string {
+	out := make(map[string]string, len(env))
+	for k, v := range env {
+		out[k] = resolvePath(v, p)
+	}
+	return out
+}
+
+func resolvePath(s string, p Paths) string {
+	return strings.NewReplacer(WorkspacePlaceholder, p.Workspace, OutPlaceholder, p.Out, ScratchPlaceholder, p.Scratch).Replace(s)
+}
+
+func envList(env map[string]string) []string {
+	list := make([]string, 0, len(env))
+	for k, v := range env {
+		list = append(list, k+"="+v)
+	}
+	sort.Strings(list)
+	return list
+}
+
+// Tail returns the last n lines of log.
+func Tail(log []byte, n int) string {
+	lines := bytes.Split(bytes.TrimRight(log, "\n"), []byte("\n"))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return string(bytes.Join(lines, []byte("\n")))
+}
+
+// lockedBuffer collects a step's output with bounded memory: the first
+// MiB and the last MiB are kept, with a marker where bytes were dropped.
+type lockedBuffer struct {
+	mu      sync.Mutex
+	head    bytes.Buffer
+	tail    []byte
+	dropped int64
+}
+
+const logKeep = 1 << 20
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := len(p)
+	if room := logKeep - b.head.Len(); room > 0 {
+		k := min(room, len(p))
+		b.head.Write(p[:k])
+		p = p[k:]
+	}
+	b.tail = append(b.tail, p...)
+	if len(b.tail) > 2*logKeep {
+		cut := len(b.tail) - logKeep
+		b.dropped += int64(cut)
+		b.tail = append(b.tail[:0], b.tail[cut:]...)
+	}
+	return n, nil
+}
+
+func (b *lockedBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := append([]byte(nil), b.head.Bytes()...)
+	if b.dropped > 0 {
+		out = append(out, fmt.Sprintf("\n[... %d bytes of output dropped ...]\n", b.dropped)...)
+	}
+	return append(out, b.tail...)
+}
+
+var _ io.Writer = (*lockedBuffer)(nil)

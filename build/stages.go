@@ -1,0 +1,222 @@
+package build
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mkrelease/mkrelease/build/actioncache"
+	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/build/executor"
+	"github.com/mkrelease/mkrelease/build/source"
+	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/release"
+)
+
+// SourcesStage prepares every source and verifies it against release.lock.
+type SourcesStage struct {
+	// Relock is the command printed to accept a drift.
+	Relock string
+}
+
+// String names the stage.
+func (SourcesStage) String() string { return "sources" }
+
+// Run materialises, overlays and verifies the sources, and sets the epoch.
+func (s SourcesStage) Run(ctx context.Context, r *release.Release) error {
+	p, err := Prepare(ctx, PrepareOptions{
+		Config: r.Config, Lock: r.Lock, LockFile: r.LockFile, Relock: s.Relock,
+		Fetcher: &source.Fetcher{ProjectDir: r.Config.Dir, CacheDir: r.CacheDir, Logger: r.Logger},
+		Scratch: r.Scratch, Logger: r.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	r.Found, r.Workspaces, r.Epoch = p.Found, p.Workspaces, p.Epoch
+	return nil
+}
+
+// CompileStage runs every build step for every selected target through the
+// action cache and puts the outputs in BinDir/<target>/ of the staging
+// folder.
+type CompileStage struct{}
+
+// BinDir is the folder of the output tree holding build outputs by target.
+const BinDir = "build"
+
+// String names the stage.
+func (CompileStage) String() string { return "compile" }
+
+// Run builds.
+func (CompileStage) Run(ctx context.Context, r *release.Release) error {
+	exe := executor.New(ctx)
+	iso := exe.Isolation()
+	r.NetworkIsolated, r.IsolationNote = iso.Network, iso.Reason
+	if !iso.Network {
+		r.Logger.Warn("build steps are NOT isolated from the network", "reason", iso.Reason)
+	}
+	cache := &actioncache.Cache{Dir: r.CacheDir}
+	for _, t := range r.Targets {
+		for _, step := range r.Config.Build.Steps {
+			if !step.AppliesTo(t.Name) {
+				continue
+			}
+			rec, err := runStep(ctx, r, exe, cache, t, step)
+			if err != nil {
+				return err
+			}
+			r.Actions = append(r.Actions, rec)
+		}
+	}
+	return nil
+}
+
+// Action composes the action of step for target t.
+func Action(r *release.Release, t config.Target, step config.Step) executor.Action {
+	extra := map[string]string{}
+	for k, v := range t.Env {
+		extra[k] = v
+	}
+	for k, v := range step.Env {
+		extra[k] = v
+	}
+	extra["MKRELEASE_TARGET"] = t.Name
+	extra["MKRELEASE_NAME"] = r.Config.Project.NormalizedName
+	extra["MKRELEASE_VERSION"] = r.Config.Project.Version
+	env := executor.Environment(executor.EnvOptions{
+		Epoch:   r.Epoch,
+		GoCache: filepath.Join(r.CacheDir, "go-build"),
+		PassEnv: r.Config.Build.PassEnv,
+		Extra:   extra,
+	})
+	inputs := map[string]string{}
+	for _, s := range r.Found.Sources {
+		if s.Name == step.Source {
+			inputs["source:"+s.Name] = s.Tree
+		}
+	}
+	for _, o := range r.Found.Overlays {
+		if o.Source == step.Source {
+			inputs["source:"+o.Source] = o.Result // the last overlay's result wins
+		}
+	}
+	for _, tc := range r.Found.Toolchains {
+		if tc.Target == "" || tc.Target == t.Name {
+			inputs["toolchain:"+tc.Key()] = tc.Version
+		}
+	}
+	return executor.Action{
+		Step: step.Name, Target: t.Name, Argv: step.Run, Env: env, Dir: step.Dir,
+		Outputs: step.Outputs, Inputs: inputs, Timeout: step.Timeout.Duration,
+	}
+}
+
+func runStep(ctx context.Context, r *release.Release, exe *executor.Executor, cache *actioncache.Cache, t config.Target, step config.Step) (release.ActionRecord, error) {
+	a := Action(r, t, step)
+	key := a.Key()
+	rec := release.ActionRecord{Step: step.Name, Target: t.Name, Key: key}
+	dst := filepath.Join(r.Stage, BinDir, t.Name)
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return rec, err
+	}
+	log := r.Logger.With("step", step.Name, "target", t.Name)
+	if !r.NoCache {
+		e, err := cache.Restore(key, dst)
+		var corrupt *actioncache.CorruptError
+		switch {
+		case err == nil:
+			rec.Cached = true
+			log.Info("action cached", "key", key[:12])
+			register(r, t.Name, step.Name, e)
+			return rec, nil
+		case errors.As(err, &corrupt):
+			log.Warn("discarded a damaged cache entry; running the action again", "key", key[:12], "problem", corrupt.Reason)
+			rec.Rebuilt = true
+		case !errors.Is(err, actioncache.ErrMiss):
+			return rec, err
+		}
+	}
+	run := filepath.Join(r.Scratch, "actions", key[:16])
+	paths := executor.Paths{Workspace: r.Workspaces[step.Source], Out: filepath.Join(run, "out"), Scratch: filepath.Join(run, "scratch")}
+	if err := os.MkdirAll(paths.Out, 0o755); err != nil {
+		return rec, err
+	}
+	defer os.RemoveAll(run)
+	log.Info("action running", "key", key[:12])
+	res, err := exe.Run(ctx, a, paths)
+	rec.Duration, rec.Seconds = res.Duration, res.Duration.Round(time.Millisecond).Seconds()
+	if err != nil {
+		return rec, err
+	}
+	if err := checkOutputs(paths.Out, step); err != nil {
+		return rec, &executor.StepError{Step: step.Name, Target: t.Name, Reason: err.Error(), Tail: executor.Tail(res.Log, 15)}
+	}
+	if _, err := cache.Put(key, step.Name, t.Name, paths.Out, step.Outputs, res.Log); err != nil {
+		return rec, err
+	}
+	e, err := cache.Restore(key, dst)
+	if err != nil {
+		return rec, fmt.Errorf("step %s [%s]: reading back its cache entry: %w", step.Name, t.Name, err)
+	}
+	log.Info("action done", "took", res.Duration.Round(time.Millisecond))
+	register(r, t.Name, step.Name, e)
+	return rec, nil
+}
+
+func register(r *release.Release, target, step string, e *actioncache.Entry) {
+	for _, o := range e.Outputs {
+		r.Artifacts.Add(artifact.Artifact{Kind: artifact.Binary, Path: path.Join(BinDir, target, o.Path),
+			Target: target, Step: step, SHA256: o.SHA256, Size: o.Size})
+	}
+}
+
+// checkOutputs makes sure the step wrote exactly its declared outputs, as
+// regular files.
+func checkOutputs(out string, step config.Step) error {
+	declared := map[string]bool{}
+	for _, o := range step.Outputs {
+		declared[path.Clean(o)] = true
+	}
+	var extra []string
+	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(out, p)
+		rel = filepath.ToSlash(rel)
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("output %s is not a regular file (links and special files are not release outputs)", rel)
+		}
+		if declared[rel] {
+			delete(declared, rel)
+		} else {
+			extra = append(extra, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(declared) > 0 {
+		var missing []string
+		for k := range declared {
+			missing = append(missing, k)
+		}
+		sort.Strings(missing)
+		return fmt.Errorf("declared output(s) not written to $MKRELEASE_OUT: %s", strings.Join(missing, ", "))
+	}
+	if len(extra) > 0 {
+		return fmt.Errorf("wrote undeclared output(s): %s (declare them in `outputs` or write them elsewhere)", strings.Join(extra, ", "))
+	}
+	return nil
+}

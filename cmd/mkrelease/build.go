@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mkrelease/mkrelease/build"
+	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/build/lock"
+	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/release"
+	"github.com/spf13/cobra"
+)
+
+// BuildOptions are the inputs of `mkrelease build`.
+type BuildOptions struct {
+	Factory *Factory
+	Global  *globalOptions
+	Targets []string
+	Out     string
+	NoCache bool
+	JSON    bool
+}
+
+// NewCmdBuild builds the release.
+func NewCmdBuild(f *Factory, g *globalOptions, runF func(*BuildOptions) error) *cobra.Command {
+	opts := &BuildOptions{Factory: f, Global: g}
+	cmd := &cobra.Command{
+		Use:   "build",
+		Short: "Build the release from its locked sources",
+		Long: `Build verifies the pinned sources and overlays against release.lock, prepares
+a workspace per source, and runs the build steps for every target hermetically
+(clean environment, no network, fixed SOURCE_DATE_EPOCH), each action cached by
+the digest of its inputs. The output folder is replaced in one step at the end:
+a failed build leaves the previous output as it was.`,
+		Example: `  mkrelease build
+  mkrelease build --target linux-x86_64 --out dist-x86
+  mkrelease build --no-cache --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return buildRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringArrayVarP(&opts.Targets, "target", "t", nil, "build only this target (repeatable; default: all)")
+	cmd.Flags().StringVarP(&opts.Out, "out", "o", "dist", "output folder (replaced as a whole)")
+	cmd.Flags().BoolVar(&opts.NoCache, "no-cache", false, "run every action even when cached")
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+type buildReport struct {
+	Project         string                 `json:"project"`
+	Version         string                 `json:"version"`
+	Out             string                 `json:"out"`
+	Targets         []string               `json:"targets"`
+	NetworkIsolated bool                   `json:"network_isolated"`
+	IsolationNote   string                 `json:"isolation_note,omitempty"`
+	ActionsTotal    int                    `json:"actions_total"`
+	ActionsRun      int                    `json:"actions_run"`
+	ActionsCached   int                    `json:"actions_cached"`
+	Actions         []release.ActionRecord `json:"actions"`
+	Artifacts       []reportArtifact       `json:"artifacts"`
+}
+
+type reportArtifact struct {
+	Path   string `json:"path"`
+	Kind   string `json:"kind"`
+	Target string `json:"target,omitempty"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// selectTargets resolves --target flags against the configuration.
+func selectTargets(cfg *config.Config, names []string) ([]config.Target, error) {
+	if len(names) == 0 {
+		return cfg.Targets, nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		if _, ok := cfg.Target(n); !ok {
+			return nil, usageErrorf("unknown target %q: release.toml declares %s", n, strings.Join(cfg.TargetNames(), ", "))
+		}
+		want[n] = true
+	}
+	var out []config.Target
+	for _, t := range cfg.Targets {
+		if want[t.Name] {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+func buildRun(ctx context.Context, o *BuildOptions) error {
+	g := o.Global
+	log := g.logger(o.Factory)
+	cfg, err := config.Load(g.ConfigPath)
+	if err != nil {
+		return err
+	}
+	l, err := lock.Read(g.lockPath())
+	if err != nil {
+		return err
+	}
+	targets, err := selectTargets(cfg, o.Targets)
+	if err != nil {
+		return err
+	}
+	if err := release.CheckOutput(o.Out); err != nil {
+		return err
+	}
+	cache, err := g.cacheDir(o.Factory)
+	if err != nil {
+		return err
+	}
+	scratch, err := os.MkdirTemp("", "mkrelease-build-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+	stage, err := atomicfile.TempDir(o.Out)
+	if err != nil {
+		return err
+	}
+	r := &release.Release{
+		Config: cfg, Lock: l, LockFile: g.lockPath(), Targets: targets,
+		Out: o.Out, Stage: stage, CacheDir: cache, Scratch: scratch, NoCache: o.NoCache, Logger: log,
+	}
+	defer func() {
+		if r.Stage != "" {
+			os.RemoveAll(r.Stage)
+		}
+	}()
+	log.Info("building", "project", cfg.Project.NormalizedName, "version", cfg.Project.Version, "targets", strings.Join(names(targets), ","))
+	err = release.Run(ctx, r, []release.Stage{
+		build.SourcesStage{Relock: g.relockCommand()}, // verify every input against release.lock first
+		build.CompileStage{},                          // run the steps per target through the action cache
+		release.ManifestStage{},                       // record inputs and outputs
+		release.OutputStage{},                         // swap the staging folder into place, last
+	})
+	if err != nil {
+		return err
+	}
+	rep := buildReport{
+		Project: cfg.Project.NormalizedName, Version: cfg.Project.Version, Out: o.Out, Targets: names(targets),
+		NetworkIsolated: r.NetworkIsolated, IsolationNote: r.IsolationNote, Actions: r.Actions,
+		ActionsTotal: len(r.Actions), Artifacts: []reportArtifact{},
+	}
+	if rep.Actions == nil {
+		rep.Actions = []release.ActionRecord{}
+	}
+	for _, a := range r.Actions {
+		if a.Cached {
+			rep.ActionsCached++
+		} else {
+			rep.ActionsRun++
+		}
+	}
+	for _, a := range r.Artifacts.Filter(nil) {
+		rep.Artifacts = append(rep.Artifacts, reportArtifact{a.Path, a.Kind.String(), a.Target, a.Size, a.SHA256})
+	}
+	if o.JSON {
+		return writeJSON(o.Factory.IO.Out, rep)
+	}
+	w := o.Factory.IO.Out
+	for _, a := range r.Artifacts.Filter(artifact.ByKind(artifact.Binary)) {
+		fmt.Fprintf(w, "%s  %s\n", a.SHA256, a.Path)
+	}
+	iso := "network isolated"
+	if !r.NetworkIsolated {
+		iso = "NOT network isolated: " + r.IsolationNote
+	}
+	fmt.Fprintf(w, "built %s %s for %s into %s: %d action%s (%d ran, %d cached); %s\n",
+		rep.Project, rep.Version, strings.Join(rep.Targets, ", "), o.Out, rep.ActionsTotal, plural(rep.ActionsTotal), rep.ActionsRun, rep.ActionsCached, iso)
+	return nil
+}
+
+func names(ts []config.Target) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Name
+	}
+	return out
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/mkrelease/mkrelease/build"
+	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/build/lock"
+	"github.com/mkrelease/mkrelease/build/source"
+	"github.com/spf13/cobra"
+)
+
+// CheckOptions are the inputs of `mkrelease check`.
+type CheckOptions struct {
+	Factory *Factory
+	Global  *globalOptions
+	JSON    bool
+}
+
+// NewCmdCheck validates release.toml and release.lock.
+func NewCmdCheck(f *Factory, g *globalOptions, runF func(*CheckOptions) error) *cobra.Command {
+	opts := &CheckOptions{Factory: f, Global: g}
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Validate release.toml and release.lock against the sources, overlays and toolchains",
+		Long: `Check loads release.toml strictly (unknown keys, wrong types, invalid versions and
+names are errors with file:line:col), then verifies that release.lock matches the
+pinned sources, the overlays and the toolchains found on this machine. It writes
+nothing but its caches.`,
+		Example: `  mkrelease check
+  mkrelease check --config other/release.toml --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return checkRun(cmd.Context(), opts)
+		},
+	}
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+// Finding is one problem reported by check, for --json.
+type Finding struct {
+	Kind    string `json:"kind"` // config, lock, drift, source, overlay, toolchain
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Key     string `json:"key,omitempty"`
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+type checkReport struct {
+	OK       bool      `json:"ok"`
+	Config   string    `json:"config"`
+	Lock     string    `json:"lock"`
+	Project  string    `json:"project,omitempty"`
+	Version  string    `json:"version,omitempty"`
+	Findings []Finding `json:"findings"`
+}
+
+func checkRun(ctx context.Context, o *CheckOptions) error {
+	g, io := o.Global, o.Factory.IO
+	rep := checkReport{Config: g.ConfigPath, Lock: g.lockPath(), Findings: []Finding{}}
+	err := doCheck(ctx, o, &rep)
+	if err != nil {
+		rep.Findings = findings(err)
+	}
+	rep.OK = err == nil
+	if o.JSON {
+		if werr := writeJSON(io.Out, rep); werr != nil {
+			return werr
+		}
+		if err != nil {
+			return &silentError{code: exitCode(err)}
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(io.Out, "%s: ok (%s %s)\n%s: matches the sources, overlays and toolchains\n", g.ConfigPath, rep.Project, rep.Version, rep.Lock)
+	return nil
+}
+
+func doCheck(ctx context.Context, o *CheckOptions, rep *checkReport) error {
+	g := o.Global
+	cfg, err := config.Load(g.ConfigPath)
+	if err != nil {
+		return err
+	}
+	rep.Project, rep.Version = cfg.Project.NormalizedName, cfg.Project.Version
+	l, err := lock.Read(g.lockPath())
+	if err != nil {
+		return err
+	}
+	cache, err := g.cacheDir(o.Factory)
+	if err != nil {
+		return err
+	}
+	scratch, err := os.MkdirTemp("", "mkrelease-check-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+	_, err = build.Prepare(ctx, build.PrepareOptions{
+		Config: cfg, Lock: l, LockFile: g.lockPath(), Relock: g.relockCommand(),
+		Fetcher: &source.Fetcher{ProjectDir: cfg.Dir, CacheDir: cache, Logger: g.logger(o.Factory)},
+		Scratch: scratch, Logger: g.logger(o.Factory),
+	})
+	return err
+}
+
+// findings turns an error into the findings of a report.
+func findings(err error) []Finding {
+	var list config.ErrorList
+	if errors.As(err, &list) {
+		var out []Finding
+		for _, e := range list {
+			out = append(out, Finding{Kind: "config", File: e.File, Line: e.Pos.Line, Column: e.Pos.Column, Key: e.Key, Message: e.Msg, Hint: e.Hint})
+		}
+		return out
+	}
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		return []Finding{{Kind: "config", File: ce.File, Line: ce.Pos.Line, Column: ce.Pos.Column, Key: ce.Key, Message: ce.Msg, Hint: ce.Hint}}
+	}
+	var drift *lock.DriftError
+	if errors.As(err, &drift) {
+		var out []Finding
+		for _, d := range drift.Drifts {
+			msg := d.Entry + ": " + d.What
+			if d.Expected != "" || d.Found != "" {
+				msg += fmt.Sprintf(" (locked %s, found %s)", d.Expected, d.Found)
+			}
+			out = append(out, Finding{Kind: "drift", File: d.File, Message: msg, Hint: "review, then run `" + drift.Relock + "`"})
+		}
+		return out
+	}
+	var le *lock.Error
+	if errors.As(err, &le) {
+		return []Finding{{Kind: "lock", File: le.File, Message: le.Msg, Hint: le.Hint}}
+	}
+	return []Finding{{Kind: "error", Message: err.Error()}}
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/build/lock"
+	"github.com/spf13/cobra"
+)
+
+// IOStreams are the command's standard streams.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+}
+
+// Factory carries what every command needs; tests replace its parts.
+type Factory struct {
+	IO *IOStreams
+	// Getenv reads the environment (tests inject their own).
+	Getenv func(string) string
+}
+
+// globalOptions are the flags every verb shares.
+type globalOptions struct {
+	ConfigPath string
+	LockPath   string
+	CacheDir   string
+	Verbose    bool
+}
+
+func (g *globalOptions) lockPath() string {
+	if g.LockPath != "" {
+		return g.LockPath
+	}
+	return filepath.Join(filepath.Dir(g.ConfigPath), lock.DefaultFile)
+}
+
+// relockCommand is what a user types to re-lock this configuration.
+func (g *globalOptions) relockCommand() string {
+	cmd := "mkrelease lock"
+	if g.ConfigPath != config.DefaultFile {
+		cmd += " --config " + g.ConfigPath
+	}
+	if g.LockPath != "" {
+		cmd += " --lock " + g.LockPath
+	}
+	return cmd
+}
+
+func (g *globalOptions) cacheDir(f *Factory) (string, error) {
+	if g.CacheDir != "" {
+		return filepath.Abs(g.CacheDir)
+	}
+	if d := f.Getenv("MKRELEASE_CACHE"); d != "" {
+		return filepath.Abs(d)
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", usageErrorf("no cache folder: %v (set MKRELEASE_CACHE or pass --cache-dir)", err)
+	}
+	return filepath.Join(d, "mkrelease"), nil
+}
+
+func (g *globalOptions) logger(f *Factory) *slog.Logger {
+	level := slog.LevelInfo
+	if g.Verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(&lineHandler{mu: &sync.Mutex{}, w: f.IO.ErrOut, level: level})
+}
+
+// Main runs the command line and returns the exit status.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	f := &Factory{IO: &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}, Getenv: os.Getenv}
+	return run(ctx, f, os.Args[1:])
+}
+
+func run(ctx context.Context, f *Factory, args []string) int {
+	root := NewCmdRoot(f)
+	root.SetArgs(args)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	code := exitCode(err)
+	var silent *silentError
+	if !errors.As(err, &silent) {
+		fmt.Fprintln(f.IO.ErrOut, "mkrelease: "+strings.ReplaceAll(err.Error(), "\n", "\n  "))
+	}
+	return code
+}
+
+// exitCode maps an error to the status of DESIGN §3: 2 for bad invocation,
+// configuration or input, 1 for everything that refused or failed.
+func exitCode(err error) int {
+	var coder interface{ ExitCode() int }
+	if errors.As(err, &coder) {
+		return coder.ExitCode()
+	}
+	return 1
+}
+
+// usageError is a bad invocation (exit 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+func (e *usageError) ExitCode() int { return 2 }
+
+func usageErrorf(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// silentError carries an exit status for a failure already reported.
+type silentError struct{ code int }
+
+func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+func (e *silentError) ExitCode() int { return e.code }
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func addJSONFlag(cmd *cobra.Command, p *bool) {
+	cmd.Flags().BoolVar(p, "json", false, "print a machine-readable report on stdout")
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"mkrelease": func() { os.Exit(Main()) },
+	})
+}
+
+// TestScripts runs the CLI behaviour specs in testdata/script.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("MKRELEASE_CACHE", filepath.Join(env.WorkDir, ".cache"))
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits":  cmdExits,
+			"listen": cmdListen,
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "netns":
+				return exec.Command("unshare", "-rn", "true").Run() == nil, nil
+			}
+			return false, errors.New("unknown condition " + cond)
+		},
+	})
+}
+
+// exits CODE PROG ARGS... runs PROG and fails unless it exits with CODE;
+// stdout and stderr are kept for the next `stdout`/`stderr` checks.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: bad code %q", args[0])
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	case err != nil:
+		ts.Fatalf("exits: %v", err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// listen starts a TCP listener on 127.0.0.1 for the rest of the script and
+// puts its port in $LISTEN_PORT.
+func cmdListen(ts *testscript.TestScript, neg bool, args []string) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		ts.Fatalf("listen: %v", err)
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	ts.Defer(func() { ln.Close() })
+	ts.Setenv("LISTEN_PORT", strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/release"
+	"github.com/spf13/cobra"
+)
+
+// NewCmdRoot assembles the command tree.
+func NewCmdRoot(f *Factory) *cobra.Command {
+	g := &globalOptions{}
+	root := &cobra.Command{
+		Use:   "mkrelease",
+		Short: "Reproducible releases of native backends as Python wheels",
+		Long: `mkrelease turns pinned sources plus checksummed overlays into paired wheels,
+offline bundles, SBOMs and signed provenance, reproducibly, from one release.toml.
+
+Exit status: 0 success; 1 a check, verification or policy refused (each finding
+is printed); 2 bad invocation, configuration or input.`,
+		Version:       release.ToolVersion,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return usageErrorf("%v (see --help)", err)
+	})
+	root.PersistentFlags().StringVarP(&g.ConfigPath, "config", "c", config.DefaultFile, "release configuration")
+	root.PersistentFlags().StringVar(&g.LockPath, "lock", "", "lock file (default: release.lock next to the configuration)")
+	root.PersistentFlags().StringVar(&g.CacheDir, "cache-dir", "", "cache folder (default: $MKRELEASE_CACHE, else the user cache folder)")
+	root.PersistentFlags().BoolVarP(&g.Verbose, "verbose", "v", false, "log every stage")
+	root.AddCommand(
+		NewCmdCheck(f, g, nil),
+		NewCmdLock(f, g, nil),
+		NewCmdBuild(f, g, nil),
+	)
+	// Unknown verbs and stray arguments are usage errors.
+	root.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usageErrorf("unknown command %q (see mkrelease --help)", args[0])
+		}
+		return nil
+	}
+	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	return root
+}
+
+// noArgs rejects positional arguments with exit status 2.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("%s takes no arguments, got %q (see mkrelease %s --help)", cmd.Name(), args[0], cmd.Name())
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+// Package artifact is the registry of files a release produces: each has a
+// typed kind, its path in the output folder, the target it belongs to and
+// its digest. Stages add artifacts as they write them; later stages select
+// them with filters that combine, and always get copies.
+package artifact
+
+import (
+	"sort"
+	"sync"
+)
+
+// Kind is what an artifact is.
+type Kind int
+
+// The artifact kinds.
+const (
+	// Binary is a build output (executable, shared library, header).
+	Binary Kind = iota + 1
+	// Manifest is the record of the build inputs and outputs.
+	Manifest
+)
+
+// String names the kind.
+func (k Kind) String() string {
+	switch k {
+	case Binary:
+		return "binary"
+	case Manifest:
+		return "manifest"
+	}
+	return "unknown"
+}
+
+// Artifact is one file of the release.
+type Artifact struct {
+	Kind Kind
+	// Path is slash-separated, relative to the output folder.
+	Path string
+	// Target is the target the file belongs to ("" when shared).
+	Target string
+	// Step is the build step that produced it, for binaries.
+	Step   string
+	SHA256 string
+	Size   int64
+}
+
+// Filter selects artifacts.
+type Filter func(Artifact) bool
+
+// ByKind selects artifacts of kind k.
+func ByKind(k Kind) Filter { return func(a Artifact) bool { return a.Kind == k } }
+
+// ByTarget selects artifacts of target t.
+func ByTarget(t string) Filter { return func(a Artifact) bool { return a.Target == t } }
+
+// And selects artifacts every filter selects.
+func And(fs ...Filter) Filter {
+	return func(a Artifact) bool {
+		for _, f := range fs {
+			if !f(a) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// Not selects what f does not.
+func Not(f Filter) Filter { return func(a Artifact) bool { return !f(a) } }
+
+// List is a concurrency-safe set of artifacts.
+type List struct {
+	mu    sync.Mutex
+	items []Artifact
+}
+
+// Add records artifacts.
+func (l *List) Add(as ...Artifact) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.items = append(l.items, as...)
+}
+
+// Filter returns copies of the artifacts f selects (all when f is nil),
+// sorted by path.
+func (l *List) Filter(f Filter) []Artifact {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []Artifact
+	for _, a := range l.items {
+		if f == nil || f(a) {
+			out = append(out, a)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}

@@ -1,0 +1,211 @@
+package release
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/internal/atomicfile"
+)
+
+// ToolVersion is the version of mkrelease. It is recorded in every manifest:
+// an artifact is a function of the inputs and of this version.
+const ToolVersion = "0.1.0-dev"
+
+// ManifestSchema identifies the manifest.json format.
+const ManifestSchema = "https://mkrelease.dev/schemas/manifest/v1"
+
+// Manifest is manifest.json: every input of the build and every output, with
+// digests. It holds no time but the epoch, no host, user or absolute path,
+// so two builds of the same inputs write the same bytes.
+type Manifest struct {
+	Schema          string             `json:"schema"`
+	Project         ManifestProject    `json:"project"`
+	Mkrelease       string             `json:"mkrelease"`
+	SourceDateEpoch int64              `json:"source_date_epoch"`
+	Config          ManifestConfig     `json:"config"`
+	Sources         []ManifestSource   `json:"sources"`
+	Overlays        []ManifestOverlay  `json:"overlays"`
+	Toolchains      []ManifestToolchain `json:"toolchains"`
+	Targets         []ManifestTarget   `json:"targets"`
+}
+
+// ManifestProject names the release.
+type ManifestProject struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// ManifestConfig holds the digests of release.toml and release.lock.
+type ManifestConfig struct {
+	ReleaseTOML string `json:"release_toml_sha256"`
+	ReleaseLock string `json:"release_lock_sha256"`
+}
+
+// ManifestSource is a pinned source as built.
+type ManifestSource struct {
+	Name       string `json:"name"`
+	Kind       string `json:"kind"`
+	Location   string `json:"location"`
+	Commit     string `json:"commit,omitempty"`
+	CommitTime int64  `json:"commit_time,omitempty"`
+	SHA256     string `json:"sha256,omitempty"`
+	Tree       string `json:"tree"`
+}
+
+// ManifestOverlay is an overlay as applied.
+type ManifestOverlay struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	Kind   string `json:"kind"`
+	Path   string `json:"path"`
+	Digest string `json:"digest"`
+	Result string `json:"result"`
+}
+
+// ManifestToolchain is a toolchain identity.
+type ManifestToolchain struct {
+	Name    string `json:"name"`
+	Target  string `json:"target,omitempty"`
+	Version string `json:"version"`
+}
+
+// ManifestTarget lists a target's declared environment and its outputs.
+type ManifestTarget struct {
+	Name    string             `json:"name"`
+	Env     map[string]string  `json:"env,omitempty"`
+	Outputs []ManifestArtifact `json:"outputs"`
+}
+
+// ManifestArtifact is one output file.
+type ManifestArtifact struct {
+	Path   string `json:"path"`
+	Step   string `json:"step,omitempty"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// BuildManifest assembles the manifest of r.
+func BuildManifest(r *Release) *Manifest {
+	m := &Manifest{
+		Schema:          ManifestSchema,
+		Project:         ManifestProject{Name: r.Config.Project.NormalizedName, Version: r.Config.Project.Version},
+		Mkrelease:       ToolVersion,
+		SourceDateEpoch: r.Epoch,
+		Config:          ManifestConfig{ReleaseTOML: r.Config.SHA256},
+		Sources:         []ManifestSource{},
+		Overlays:        []ManifestOverlay{},
+		Toolchains:      []ManifestToolchain{},
+		Targets:         []ManifestTarget{},
+	}
+	if r.Lock != nil {
+		m.Config.ReleaseLock = r.Lock.SHA256
+	}
+	if f := r.Found; f != nil {
+		for _, s := range f.Sources {
+			m.Sources = append(m.Sources, ManifestSource{s.Name, s.Kind, s.Location, s.Commit, s.CommitTime, s.SHA256, s.Tree})
+		}
+		for _, o := range f.Overlays {
+			m.Overlays = append(m.Overlays, ManifestOverlay{o.Name, o.Source, o.Kind, o.Path, o.Digest, o.Result})
+		}
+		for _, t := range f.Toolchains {
+			m.Toolchains = append(m.Toolchains, ManifestToolchain{t.Name, t.Target, t.Version})
+		}
+	}
+	for _, t := range r.Targets {
+		mt := ManifestTarget{Name: t.Name, Env: t.Env, Outputs: []ManifestArtifact{}}
+		for _, a := range r.Artifacts.Filter(artifact.And(artifact.ByTarget(t.Name), artifact.ByKind(artifact.Binary))) {
+			mt.Outputs = append(mt.Outputs, ManifestArtifact{a.Path, a.Step, a.Size, a.SHA256})
+		}
+		m.Targets = append(m.Targets, mt)
+	}
+	return m
+}
+
+// ManifestStage writes manifest.json into the staging folder.
+type ManifestStage struct{}
+
+// String names the stage.
+func (ManifestStage) String() string { return "manifest" }
+
+// Run writes the manifest.
+func (ManifestStage) Run(_ context.Context, r *Release) error {
+	data, err := json.MarshalIndent(BuildManifest(r), "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode manifest: %w", err)
+	}
+	data = append(data, '\n')
+	if err := atomicfile.WriteFile(filepath.Join(r.Stage, "manifest.json"), data, 0o644); err != nil {
+		return err
+	}
+	r.Artifacts.Add(artifact.Artifact{Kind: artifact.Manifest, Path: "manifest.json", SHA256: sha256Hex(data), Size: int64(len(data))})
+	return nil
+}
+
+// OutputStage replaces the output folder with the staging folder in one
+// step: it is the last stage of a pipeline that writes output.
+type OutputStage struct{}
+
+// String names the stage.
+func (OutputStage) String() string { return "output" }
+
+// Run swaps the staging folder into place.
+func (OutputStage) Run(_ context.Context, r *Release) error {
+	if err := atomicfile.ReplaceDir(r.Stage, r.Out); err != nil {
+		return err
+	}
+	r.Stage = ""
+	return nil
+}
+
+// OutputError is an output folder mkrelease will not replace. It maps to
+// exit status 2.
+type OutputError struct {
+	Dir string
+	Msg string
+}
+
+// Error says why and what to do.
+func (e *OutputError) Error() string {
+	return fmt.Sprintf("%s: %s\n\thint: remove it, or choose another folder with --out", e.Dir, e.Msg)
+}
+
+// ExitCode is 2.
+func (e *OutputError) ExitCode() int { return 2 }
+
+// CheckOutput refuses an output folder that exists and holds something
+// other than a previous mkrelease output: the whole folder is replaced.
+func CheckOutput(dir string) error {
+	st, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return &OutputError{Dir: dir, Msg: "exists and is not a folder"}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err == nil {
+		var m struct {
+			Schema string `json:"schema"`
+		}
+		if json.Unmarshal(data, &m) == nil && m.Schema == ManifestSchema {
+			return nil
+		}
+	}
+	return &OutputError{Dir: dir, Msg: "exists and is not an mkrelease output (no manifest.json); mkrelease replaces the whole folder"}
+}

@@ -1,0 +1,118 @@
+// Package release holds the state a release pipeline works on and runs its
+// stages.
+//
+// A pipeline is an ordered list of [Stage]s over one [Release]: the loaded
+// configuration and lock, the epoch, the selected targets, the workspaces of
+// the prepared sources and the registry of artifacts written so far. Stages
+// write only into the staging folder; the last stage of a pipeline that
+// produces output swaps the staging folder into place, so a failed or
+// killed run leaves the previous output untouched.
+package release
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/build/lock"
+	"github.com/mkrelease/mkrelease/internal/artifact"
+)
+
+// Release is the state of one pipeline run.
+type Release struct {
+	Config *config.Config
+	// Lock is the release.lock the run verifies against.
+	Lock *lock.Lock
+	// LockFile is the path of release.lock as the user would type it.
+	LockFile string
+	// Targets are the targets this run builds, in release.toml order.
+	Targets []config.Target
+	// Epoch is SOURCE_DATE_EPOCH, seconds since 1970.
+	Epoch int64
+
+	// Out is the final output folder; Stage is the staging folder beside it
+	// that stages write into.
+	Out   string
+	Stage string
+	// CacheDir holds the action cache and fetched sources.
+	CacheDir string
+	// Scratch is a private temporary folder removed after the run.
+	Scratch string
+	// NoCache forces every action to run.
+	NoCache bool
+
+	Logger    *slog.Logger
+	Artifacts artifact.List
+
+	// Found is what the sources stage found, in the shape of release.lock;
+	// it equals Lock once verified (minus per-file lists).
+	Found *lock.Lock
+	// Workspaces maps each source name to its prepared folder: the pinned
+	// tree with its overlays applied. Build steps run there.
+	Workspaces map[string]string
+	// Actions records every build action of the run, in order.
+	Actions []ActionRecord
+	// NetworkIsolated says whether build actions ran without network, and
+	// IsolationNote why not when they did not.
+	NetworkIsolated bool
+	IsolationNote   string
+}
+
+// ActionRecord is one action of the run, for logs and --json.
+type ActionRecord struct {
+	Step     string        `json:"step"`
+	Target   string        `json:"target"`
+	Key      string        `json:"key"`
+	Cached   bool          `json:"cached"`
+	Duration time.Duration `json:"-"`
+	Seconds  float64       `json:"seconds"`
+	// Rebuilt says a damaged cache entry was discarded and the action rerun.
+	Rebuilt bool `json:"rebuilt_corrupt_entry,omitempty"`
+}
+
+// Stage is one step of a pipeline.
+type Stage interface {
+	// String names the stage in logs.
+	String() string
+	// Run does the stage's work on r.
+	Run(ctx context.Context, r *Release) error
+}
+
+// Skipper is implemented by stages that may not apply to a run.
+type Skipper interface {
+	// Skip returns a reason when the stage does not apply.
+	Skip(r *Release) (reason string, skip bool)
+}
+
+// Run runs the stages in order, stopping at the first error.
+func Run(ctx context.Context, r *Release, stages []Stage) error {
+	log := r.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+		r.Logger = log
+	}
+	for _, s := range stages {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if sk, ok := s.(Skipper); ok {
+			if reason, skip := sk.Skip(r); skip {
+				log.Info("skipped", "stage", s.String(), "reason", reason)
+				continue
+			}
+		}
+		start := time.Now()
+		log.Debug("stage start", "stage", s.String())
+		if err := s.Run(ctx, r); err != nil {
+			if errors.Is(err, context.Canceled) {
+				return fmt.Errorf("%s: interrupted", s)
+			}
+			return err
+		}
+		log.Debug("stage done", "stage", s.String(), "took", time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
