@@ -24,15 +24,15 @@ const ManifestSchema = "https://mkrelease.dev/schemas/manifest/v1"
 // digests. It holds no time but the epoch, no host, user or absolute path,
 // so two builds of the same inputs write the same bytes.
 type Manifest struct {
-	Schema          string             `json:"schema"`
-	Project         ManifestProject    `json:"project"`
-	Mkrelease       string             `json:"mkrelease"`
-	SourceDateEpoch int64              `json:"source_date_epoch"`
-	Config          ManifestConfig     `json:"config"`
-	Sources         []ManifestSource   `json:"sources"`
-	Overlays        []ManifestOverlay  `json:"overlays"`
+	Schema          string              `json:"schema"`
+	Project         ManifestProject     `json:"project"`
+	Mkrelease       string              `json:"mkrelease"`
+	SourceDateEpoch int64               `json:"source_date_epoch"`
+	Config          ManifestConfig      `json:"config"`
+	Sources         []ManifestSource    `json:"sources"`
+	Overlays        []ManifestOverlay   `json:"overlays"`
 	Toolchains      []ManifestToolchain `json:"toolchains"`
-	Targets         []ManifestTarget   `json:"targets"`
+	Targets         []ManifestTarget    `json:"targets"`
 }
 
 // ManifestProject names the release.
