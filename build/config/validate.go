@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"path"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/mkrelease/mkrelease/internal/pep440"
@@ -269,13 +268,4 @@ func (v *validator) path(key, p string) {
 
 func isURL(s string) bool {
 	return strings.Contains(s, "://")
-}
-
-// quoteList renders names for messages.
-func quoteList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = strconv.Quote(n)
-	}
-	return strings.Join(q, ", ")
 }
