@@ -1,0 +1,254 @@
+package extract
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/mholt/archives"
+)
+
+const (
+	// maxZstdWindow bounds the zstd window (and so the decoder's memory),
+	// as the reference zstd tool does by default. xz is bounded by its
+	// decoder's 64 MiB dictionary limit, gzip and bzip2 by their formats.
+	maxZstdWindow = 128 << 20
+	// maxTrailing bounds the zero padding accepted after the end of a tar
+	// archive (tar pads to its record size, 10 KiB by default).
+	maxTrailing = 8 << 20
+	// maxStalls bounds consecutive reads that return nothing and no error.
+	maxStalls = 100
+)
+
+// source is an opened archive: a walk over its entries and a count of the
+// compressed bytes read so far.
+type source struct {
+	format     string
+	compressed func() int64
+	walk       func(ctx context.Context, handle archives.FileHandler) error
+	// finish is called after a successful walk; it checks the rest of the
+	// stream (checksums, trailing data).
+	finish func() error
+	close  func()
+}
+
+// countingReader counts the bytes read through it; it also stops reading
+// once ctx is done.
+type countingReader struct {
+	ctx context.Context
+	r   io.Reader
+	n   int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// open identifies the archive in r and prepares to walk it. work is a
+// private directory for a spooled copy of a zip read from a stream.
+func (s *state) open(r io.Reader, work string) (*source, error) {
+	if ra, ok := r.(io.ReaderAt); ok {
+		if sk, ok := r.(io.Seeker); ok {
+			// An *os.File may be a pipe, which cannot seek: stream it.
+			if start, err := sk.Seek(0, io.SeekCurrent); err == nil {
+				return s.openSeekable(ra, sk, start)
+			}
+		}
+	}
+	cr := &countingReader{ctx: s.ctx, r: r}
+	br := bufio.NewReaderSize(cr, 64<<10)
+	head, err := br.Peek(headLen)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, s.readError(err)
+	}
+	format := identify(head)
+	switch format {
+	case "":
+		return nil, s.unrecognised(head)
+	case FormatZip:
+		return s.spoolZip(br, work)
+	}
+	return s.openStream(format, br, func() int64 { return cr.n })
+}
+
+func (s *state) openSeekable(ra io.ReaderAt, sk io.Seeker, start int64) (*source, error) {
+	end, err := sk.Seek(0, io.SeekEnd)
+	if err != nil {
+		return nil, s.readError(err)
+	}
+	if _, err := sk.Seek(start, io.SeekStart); err != nil {
+		return nil, s.readError(err)
+	}
+	sec := io.NewSectionReader(ra, start, end-start)
+	head := make([]byte, headLen)
+	n, err := sec.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, s.readError(err)
+	}
+	head = head[:n]
+	format := identify(head)
+	switch format {
+	case "":
+		return nil, s.unrecognised(head)
+	case FormatZip:
+		return s.openZip(sec), nil
+	}
+	cr := &countingReader{ctx: s.ctx, r: sec}
+	return s.openStream(format, cr, func() int64 { return cr.n })
+}
+
+// spoolZip copies a zip from a stream into a temporary file, since zip
+// needs random access.
+func (s *state) spoolZip(r io.Reader, work string) (*source, error) {
+	f, err := os.OpenFile(filepath.Join(work, "archive.zip"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("extract %s: spool zip archive: %w", s.archive, err)
+	}
+	n, err := io.Copy(f, io.LimitReader(r, s.lim.total+1))
+	if err == nil && n > s.lim.total {
+		err = s.refuse("", &violation{reason: ErrTooLarge, advice: adviceTotal,
+			detail: fmt.Sprintf("zip archive read from a stream is larger than the total limit of %d bytes", s.lim.total)})
+	} else if err != nil {
+		err = s.readError(err)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	src := s.openZip(io.NewSectionReader(f, 0, n))
+	src.close = func() { f.Close() }
+	return src, nil
+}
+
+func (s *state) openZip(sec *io.SectionReader) *source {
+	size := sec.Size()
+	return &source{
+		format:     FormatZip,
+		compressed: func() int64 { return size },
+		walk: func(ctx context.Context, h archives.FileHandler) error {
+			return archives.Zip{}.Extract(ctx, sec, h)
+		},
+		finish: func() error { return nil },
+		close:  func() {},
+	}
+}
+
+// openStream sets up a (compressed) tar stream.
+func (s *state) openStream(format string, r io.Reader, compressed func() int64) (*source, error) {
+	var dec io.ReadCloser
+	var err error
+	switch format {
+	case FormatTar:
+		dec = io.NopCloser(r)
+	case FormatTarGz:
+		dec, err = archives.Gz{}.OpenReader(r)
+	case FormatTarXz:
+		dec, err = archives.Xz{}.OpenReader(r)
+	case FormatTarBz2:
+		dec, err = archives.Bz2{}.OpenReader(r)
+	case FormatTarZst:
+		dec, err = archives.Zstd{DecoderOptions: []zstd.DOption{
+			zstd.WithDecoderConcurrency(1),
+			zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderMaxWindow(maxZstdWindow),
+		}}.OpenReader(r)
+	default:
+		return nil, fmt.Errorf("extract %s: internal error: unknown format %q", s.archive, format)
+	}
+	if err != nil {
+		return nil, s.refuse("", &violation{reason: ErrCorrupt, detail: "cannot start decompressing " + format, err: err})
+	}
+	tarIn := &eofWatch{r: dec}
+	return &source{
+		format:     format,
+		compressed: compressed,
+		walk: func(ctx context.Context, h archives.FileHandler) error {
+			return archives.Tar{}.Extract(ctx, tarIn, h)
+		},
+		finish: func() error {
+			if tarIn.short {
+				return s.refuse("", refusal(ErrCorrupt, "the tar archive ends without its end-of-archive marker"))
+			}
+			return s.checkTrailer(dec)
+		},
+		close: func() { dec.Close() },
+	}, nil
+}
+
+// eofWatch notes whether its reader ever ran out before filling a read.
+// archive/tar treats running out at an entry boundary as the end of the
+// archive, so a tar truncated there would look complete; but reading a
+// complete archive up to its end-of-archive marker (two zero blocks) never
+// asks for more than is there.
+type eofWatch struct {
+	r     io.Reader
+	short bool
+}
+
+func (w *eofWatch) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	if errors.Is(err, io.EOF) && n < len(p) {
+		w.short = true
+	}
+	return n, err
+}
+
+// checkTrailer reads what follows the tar end-of-archive marker: it must
+// be a little zero padding, and reading it to the end verifies the
+// compressed stream's checksum. Non-zero data there would be invisible to
+// us but might be extracted by other tools (tar -i), so it is refused.
+func (s *state) checkTrailer(r io.Reader) error {
+	buf := s.buf
+	var n int64
+	for stalls := 0; ; {
+		m, err := r.Read(buf)
+		if m == 0 && err == nil {
+			if stalls++; stalls > maxStalls {
+				return s.readError(io.ErrNoProgress)
+			}
+			continue
+		}
+		stalls = 0
+		for _, c := range buf[:m] {
+			if c != 0 {
+				return s.refuse("", refusal(ErrCorrupt, "data after the end of the tar archive"))
+			}
+		}
+		n += int64(m)
+		if n > maxTrailing {
+			return s.refuse("", refusal(ErrCorrupt, "more than %d bytes of padding after the end of the tar archive", maxTrailing))
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return s.readError(err)
+		}
+	}
+}
+
+// readError reports a failure to read the archive itself.
+func (s *state) readError(err error) error {
+	if ctxErr := s.ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("extract %s: %w", s.archive, ctxErr)
+	}
+	return s.refuse("", &violation{reason: ErrCorrupt, detail: "reading the archive", err: err})
+}
+
+func (s *state) unrecognised(head []byte) error {
+	detail := "its content is not recognised"
+	if len(head) == 0 {
+		detail = "the archive is empty"
+	}
+	return s.refuse("", refusal(ErrFormat, "%s", detail))
+}
