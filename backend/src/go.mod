@@ -1,0 +1,3 @@
+module github.com/vexl-dev/vexl
+
+go 1.22
