@@ -58,18 +58,21 @@ func Environment(o EnvOptions) map[string]string {
 			env[k] = v
 		}
 	}
-	// C compilers: map the workspace to "." in debug info and __FILE__.
-	prefixMap := "-ffile-prefix-map=" + WorkspacePlaceholder + "=."
-	for k, def := range map[string]string{"CFLAGS": "-O2 -g", "CXXFLAGS": "-O2 -g", "CGO_CFLAGS": "-O2 -g", "CGO_CXXFLAGS": "-O2 -g"} {
-		v := def
+	// C compilers run by the step itself (make, cmake, ...): map the
+	// workspace to "." in debug info and __FILE__, and keep the command
+	// line (which holds that path) out of DW_AT_producer. cgo is different:
+	// with -trimpath the go command maps cgo paths itself, and CGO_CFLAGS
+	// enters Go's build IDs, so it must hold no per-run path at all.
+	prefixMap := "-ffile-prefix-map=" + WorkspacePlaceholder + "=. -gno-record-gcc-switches"
+	for _, k := range []string{"CFLAGS", "CXXFLAGS"} {
+		v := "-O2 -g"
 		if x, ok := o.Extra[k]; ok {
 			v = x
 		}
 		env[k] = strings.TrimSpace(v + " " + prefixMap)
 	}
 	for k, v := range o.Extra {
-		switch k {
-		case "CFLAGS", "CXXFLAGS", "CGO_CFLAGS", "CGO_CXXFLAGS":
+		if k == "CFLAGS" || k == "CXXFLAGS" {
 			continue
 		}
 		env[k] = v

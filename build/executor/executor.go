@@ -8,7 +8,8 @@
 // stamps (GOFLAGS=-trimpath -buildvcs=false -mod=readonly, GOPROXY=off,
 // GOTOOLCHAIN=local, GOENV=off, GOWORK=off, GOTELEMETRY=off), and prefix
 // maps that turn the workspace path into "." in C compilers' output
-// (CFLAGS, CXXFLAGS, CGO_CFLAGS, CGO_CXXFLAGS). It runs with umask 022, in
+// (CFLAGS, CXXFLAGS, with -gno-record-gcc-switches; cgo gets no per-run
+// path at all, -trimpath maps its paths). It runs with umask 022, in
 // its own process group (killed as a whole on cancel or timeout), and in a
 // new network namespace where only a downed loopback exists, when the
 // kernel allows it; [Executor.Isolation] says whether it does.

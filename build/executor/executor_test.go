@@ -79,9 +79,16 @@ func TestEnvironmentIsSealed(t *testing.T) {
 	}
 	log := string(res.Log)
 	for _, want := range []string{"TZ=UTC", "LC_ALL=C.UTF-8", "SOURCE_DATE_EPOCH=1793491200", "HOME=" + p.Scratch + "/home",
-		"MKRELEASE_OUT=" + p.Out, "-trimpath -buildvcs=false", "-ffile-prefix-map=" + p.Workspace + "=.", "0022"} {
+		"MKRELEASE_OUT=" + p.Out, "-trimpath -buildvcs=false", "CFLAGS=-O2 -g -ffile-prefix-map=" + p.Workspace + "=.", "0022"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("environment lacks %q:\n%s", want, log)
+		}
+	}
+	for _, line := range strings.Split(log, "\n") {
+		// CGO_CFLAGS enters Go build IDs: a per-run path there makes
+		// c-shared libraries differ between workspaces.
+		if strings.HasPrefix(line, "CGO_") && strings.Contains(line, p.Workspace) {
+			t.Errorf("per-run path in %s", line)
 		}
 	}
 	if strings.Contains(log, "leak") || strings.Contains(log, "@SCRATCH@") {
