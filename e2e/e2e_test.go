@@ -1,0 +1,276 @@
+// Package e2e runs mkrelease the way its users do, on the embedded default
+// (the vexl backend in backend/), with the real tools: the built binaries
+// run, `file` and `readelf` inspect them, Python loads the plugin. These
+// tests build for real and take minutes; `go test -short` skips them, and
+// .ci/run runs them.
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// mkrelease is the binary under test, built once by TestMain.
+var mkrelease string
+
+// repoRoot is the mkrelease checkout.
+var repoRoot string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mkrelease-e2e-bin-")
+	if err != nil {
+		panic(err)
+	}
+	code := func() int {
+		defer os.RemoveAll(dir)
+		wd, _ := os.Getwd()
+		repoRoot = filepath.Dir(wd)
+		mkrelease = filepath.Join(dir, "mkrelease")
+		cmd := exec.Command("go", "build", "-o", mkrelease, "./cmd/mkrelease")
+		cmd.Dir = repoRoot
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building mkrelease: %v\n%s", err, out)
+			return 1
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+// project copies what a release of the embedded default needs into a new
+// folder, as a clean clone would have it.
+func project(t *testing.T, parent string) string {
+	t.Helper()
+	dst := filepath.Join(parent, "project")
+	for _, p := range []string{"release.toml", "release.lock", "backend"} {
+		copyTree(t, filepath.Join(repoRoot, p), filepath.Join(dst, p))
+	}
+	return dst
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		if strings.Contains(p, "__pycache__") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		info, _ := d.Info()
+		os.MkdirAll(filepath.Dir(to), 0o755)
+		return os.WriteFile(to, b, info.Mode().Perm())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// run runs mkrelease in dir with exactly env (plus PATH), under a umask.
+type run struct {
+	dir   string
+	env   []string
+	umask string
+}
+
+func (r run) mkrelease(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	shell := fmt.Sprintf(`umask %s && exec "$0" "$@"`, r.umask)
+	cmd := exec.Command("/bin/sh", append([]string{"-c", shell, mkrelease}, args...)...)
+	cmd.Dir = r.dir
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, r.env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+func (r run) mustMkrelease(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errOut, code := r.mkrelease(t, args...)
+	if code != 0 {
+		t.Fatalf("mkrelease %s: exit %d\n%s\n%s", strings.Join(args, " "), code, out, errOut)
+	}
+	return out
+}
+
+// tree maps every file below root to its content.
+func tree(t *testing.T, root string) map[string][]byte {
+	t.Helper()
+	m := map[string][]byte{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		b, err := os.ReadFile(p)
+		m[filepath.ToSlash(rel)] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func keys(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var targets = []struct {
+	name, file, readelf string
+}{
+	{"linux-x86_64", "x86-64", "Advanced Micro Devices X86-64"},
+	{"linux-aarch64", "ARM aarch64", "AArch64"},
+}
+
+// TestEmbeddedDefault builds the vexl backend twice from scratch, in two
+// folders, as two users with different time zones, umasks, locales and
+// homes: the outputs must be identical to the byte. Then it checks what
+// was built: the binaries of both targets, the x86_64 ones running under
+// both profiles, a second build running no action, and a damaged cache
+// entry being rebuilt.
+func TestEmbeddedDefault(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the backend for two targets twice")
+	}
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		t.Skip("the embedded default builds on linux/amd64")
+	}
+	a := run{dir: project(t, t.TempDir()), umask: "022"}
+	a.env = []string{"HOME=" + t.TempDir(), "TZ=UTC", "LANG=C.UTF-8", "MKRELEASE_CACHE=" + filepath.Join(a.dir, "..", "cache")}
+	b := run{dir: project(t, t.TempDir()), umask: "077"}
+	b.env = []string{"HOME=" + t.TempDir(), "TZ=Pacific/Kiritimati", "LANG=de_DE.UTF-8", "LC_ALL=de_DE.UTF-8", "MKRELEASE_CACHE=" + filepath.Join(b.dir, "..", "cache")}
+
+	outA := a.mustMkrelease(t, "build")
+	b.mustMkrelease(t, "build")
+	if !strings.Contains(outA, "network isolated") {
+		t.Errorf("build output does not say the steps were network isolated:\n%s", outA)
+	}
+
+	t.Run("reproducible", func(t *testing.T) {
+		ta, tb := tree(t, filepath.Join(a.dir, "dist")), tree(t, filepath.Join(b.dir, "dist"))
+		if strings.Join(keys(ta), "\n") != strings.Join(keys(tb), "\n") {
+			t.Fatalf("different file sets:\n%v\n%v", keys(ta), keys(tb))
+		}
+		for _, k := range keys(ta) {
+			if !bytes.Equal(ta[k], tb[k]) {
+				t.Errorf("%s differs between the two builds", k)
+			}
+		}
+		if len(ta) < 7 {
+			t.Errorf("dist holds only %v", keys(ta))
+		}
+	})
+
+	t.Run("binaries", func(t *testing.T) {
+		for _, tg := range targets {
+			for _, f := range []string{"vexlc", "libvexl.so"} {
+				p := filepath.Join(a.dir, "dist", "build", tg.name, f)
+				out, err := exec.Command("file", "-b", p).CombinedOutput()
+				if err != nil || !strings.Contains(string(out), tg.file) {
+					t.Errorf("file %s/%s: %s %v, want %q", tg.name, f, out, err, tg.file)
+				}
+				out, err = exec.Command("readelf", "-h", p).CombinedOutput()
+				if err != nil || !strings.Contains(string(out), tg.readelf) {
+					t.Errorf("readelf -h %s/%s: want machine %q:\n%s", tg.name, f, tg.readelf, out)
+				}
+			}
+			if st, err := os.Stat(filepath.Join(a.dir, "dist", "build", tg.name, "libvexl.h")); err != nil || st.Size() == 0 {
+				t.Errorf("%s: libvexl.h missing", tg.name)
+			}
+		}
+	})
+
+	t.Run("runs under both profiles", func(t *testing.T) {
+		bin := filepath.Join(a.dir, "dist", "build", "linux-x86_64")
+		out, err := exec.Command(filepath.Join(bin, "vexlc"), "--version").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "0.3.0") {
+			t.Errorf("vexlc --version = %q %v, want the stamped release version 0.3.0", out, err)
+		}
+		pythons := Pythons(t)
+		if len(pythons) == 0 {
+			t.Fatal("no CPython >= 3.8 found on PATH or under /root/.pyenv/versions")
+		}
+		for _, py := range pythons[len(pythons)-1:] {
+			cmd := exec.Command(py, "-m", "unittest", "-v", "tests.test_vexl")
+			cmd.Dir = filepath.Join(a.dir, "backend", "python")
+			cmd.Env = append(os.Environ(), "VEXLC_PATH="+filepath.Join(bin, "vexlc"),
+				"VEXL_LIBRARY="+filepath.Join(bin, "libvexl.so"), "VEXL_EXPECT_VERSION=0.3.0", "PYTHONDONTWRITEBYTECODE=1")
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Errorf("%s: backend Python tests failed: %v\n%s", py, err, out)
+			}
+			if strings.Contains(string(out), "skipped") && !strings.Contains(string(out), "OK") {
+				t.Errorf("%s: tests skipped:\n%s", py, out)
+			}
+		}
+	})
+
+	t.Run("second build runs no action", func(t *testing.T) {
+		out := a.mustMkrelease(t, "build", "--json")
+		var rep struct {
+			Total  int `json:"actions_total"`
+			Run    int `json:"actions_run"`
+			Cached int `json:"actions_cached"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("--json: %v\n%s", err, out)
+		}
+		if rep.Run != 0 || rep.Cached != rep.Total || rep.Total != 5 {
+			t.Errorf("second build: %+v, want 5 actions all cached", rep)
+		}
+	})
+
+	t.Run("damaged cache entry is rebuilt", func(t *testing.T) {
+		before := tree(t, filepath.Join(a.dir, "dist"))
+		libs, _ := filepath.Glob(filepath.Join(a.dir, "..", "cache", "actions", "*", "*", "out", "libvexl.so"))
+		if len(libs) != 2 {
+			t.Fatalf("expected two cached libvexl.so, found %v", libs)
+		}
+		for _, l := range libs {
+			b, _ := os.ReadFile(l)
+			b[len(b)/2] ^= 0xff
+			os.WriteFile(l, b, 0o755)
+		}
+		out, errOut, code := a.mkrelease(t, "build")
+		if code != 0 || !strings.Contains(out, "5 actions (2 ran, 3 cached)") || !strings.Contains(errOut, "damaged cache entry") {
+			t.Fatalf("build after damage: exit %d\n%s\n%s", code, out, errOut)
+		}
+		after := tree(t, filepath.Join(a.dir, "dist"))
+		for k, v := range before {
+			if !bytes.Equal(after[k], v) {
+				t.Errorf("%s changed after rebuilding a damaged entry", k)
+			}
+		}
+	})
+}
