@@ -95,15 +95,17 @@ func Action(r *release.Release, t config.Target, step config.Step) executor.Acti
 		GoCache: filepath.Join(r.CacheDir, "go-build"),
 		PassEnv: r.Config.Build.PassEnv,
 		Extra:   extra,
+		Uses:    step.Uses,
 	})
 	inputs := map[string]string{}
+	reads := append([]string{step.Source}, step.Uses...)
 	for _, s := range r.Found.Sources {
-		if s.Name == step.Source {
+		if contains(reads, s.Name) {
 			inputs["source:"+s.Name] = s.Tree
 		}
 	}
 	for _, o := range r.Found.Overlays {
-		if o.Source == step.Source {
+		if contains(reads, o.Source) {
 			inputs["source:"+o.Source] = o.Result // the last overlay's result wins
 		}
 	}
@@ -144,7 +146,11 @@ func runStep(ctx context.Context, r *release.Release, exe *executor.Executor, ca
 		}
 	}
 	run := filepath.Join(r.Scratch, "actions", key[:16])
-	paths := executor.Paths{Workspace: r.Workspaces[step.Source], Out: filepath.Join(run, "out"), Scratch: filepath.Join(run, "scratch")}
+	paths := executor.Paths{Workspace: r.Workspaces[step.Source], Out: filepath.Join(run, "out"), Scratch: filepath.Join(run, "scratch"),
+		Sources: map[string]string{}}
+	for _, u := range step.Uses {
+		paths.Sources[u] = r.Workspaces[u]
+	}
 	if err := os.MkdirAll(paths.Out, 0o755); err != nil {
 		return rec, err
 	}

@@ -184,6 +184,9 @@ type Step struct {
 	Source string `toml:"source"`
 	// Dir is a folder of the source to run in (default: its root).
 	Dir string `toml:"dir"`
+	// Uses names further sources the step reads; each is given to it as
+	// $MKRELEASE_SOURCE_<NAME> (upper case, non-alphanumerics as _).
+	Uses []string `toml:"uses"`
 	// Run is the argv; ${VAR} expands from the step's environment.
 	Run []string          `toml:"run"`
 	Env map[string]string `toml:"env"`

@@ -204,6 +204,13 @@ func (v *validator) step(key string, s Step, seen, sources, targets map[string]b
 	if s.Dir != "" {
 		v.path(key+".dir", s.Dir)
 	}
+	for i, u := range s.Uses {
+		k := fmt.Sprintf("%s.uses[%d]", key, i)
+		v.ref(k, "source", u, sources)
+		if u == s.Source {
+			v.errorf(k, "the step's own source is its working folder; list only further sources", "step %q uses its own source %q", s.Name, u)
+		}
+	}
 	outs := map[string]bool{}
 	for i, o := range s.Outputs {
 		k := fmt.Sprintf("%s.outputs[%d]", key, i)

@@ -18,6 +18,9 @@ type EnvOptions struct {
 	// Extra are the target's and step's variables (step wins), and
 	// MKRELEASE_* facts; they are applied last.
 	Extra map[string]string
+	// Uses are further sources the step reads: each gets its
+	// MKRELEASE_SOURCE_ variable and a C prefix map to its name.
+	Uses []string
 }
 
 // Environment composes the environment of an action, with placeholders for
@@ -63,7 +66,12 @@ func Environment(o EnvOptions) map[string]string {
 	// line (which holds that path) out of DW_AT_producer. cgo is different:
 	// with -trimpath the go command maps cgo paths itself, and CGO_CFLAGS
 	// enters Go's build IDs, so it must hold no per-run path at all.
-	prefixMap := "-ffile-prefix-map=" + WorkspacePlaceholder + "=. -gno-record-gcc-switches"
+	prefixMap := "-ffile-prefix-map=" + WorkspacePlaceholder + "=."
+	for _, u := range o.Uses {
+		env[SourceEnv(u)] = SourcePlaceholder(u)
+		prefixMap += " -ffile-prefix-map=" + SourcePlaceholder(u) + "=" + u
+	}
+	prefixMap += " -gno-record-gcc-switches"
 	for _, k := range []string{"CFLAGS", "CXXFLAGS"} {
 		v := "-O2 -g"
 		if x, ok := o.Extra[k]; ok {

@@ -131,11 +131,29 @@ func netnsAttr() func() *syscall.SysProcAttr {
 	}
 }
 
+// SourcePlaceholder stands for the workspace of a further source a step
+// uses.
+func SourcePlaceholder(name string) string { return "@SOURCE:" + name + "@" }
+
+// SourceEnv is the variable that gives a step the folder of source name:
+// MKRELEASE_SOURCE_ and the name in upper case, other characters as _.
+func SourceEnv(name string) string {
+	b := []byte(strings.ToUpper(name))
+	for i, c := range b {
+		if (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
+			b[i] = '_'
+		}
+	}
+	return "MKRELEASE_SOURCE_" + string(b)
+}
+
 // Paths are the real folders behind the placeholders for one run.
 type Paths struct {
 	Workspace string // the source workspace (read as input)
 	Out       string // empty folder the action writes its outputs into
 	Scratch   string // empty private folder for HOME, TMPDIR, ...
+	// Sources are the workspaces of further sources the step uses, by name.
+	Sources map[string]string
 }
 
 // Result describes a finished run.
@@ -280,7 +298,11 @@ func Resolve(env map[string]string, p Paths) map[string]string {
 }
 
 func resolvePath(s string, p Paths) string {
-	return strings.NewReplacer(WorkspacePlaceholder, p.Workspace, OutPlaceholder, p.Out, ScratchPlaceholder, p.Scratch).Replace(s)
+	pairs := []string{WorkspacePlaceholder, p.Workspace, OutPlaceholder, p.Out, ScratchPlaceholder, p.Scratch}
+	for name, dir := range p.Sources {
+		pairs = append(pairs, SourcePlaceholder(name), dir)
+	}
+	return strings.NewReplacer(pairs...).Replace(s)
 }
 
 func envList(env map[string]string) []string {
