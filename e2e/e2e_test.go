@@ -187,7 +187,7 @@ func TestEmbeddedDefault(t *testing.T) {
 				t.Errorf("%s differs between the two builds", k)
 			}
 		}
-		if len(ta) < 7 {
+		if len(ta) < 11 {
 			t.Errorf("dist holds only %v", keys(ta))
 		}
 	})
@@ -235,6 +235,8 @@ func TestEmbeddedDefault(t *testing.T) {
 			}
 		}
 	})
+
+	checkWheels(t, a)
 
 	t.Run("second build runs no action", func(t *testing.T) {
 		out := a.mustMkrelease(t, "build", "--json")

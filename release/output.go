@@ -75,16 +75,20 @@ type ManifestToolchain struct {
 	Version string `json:"version"`
 }
 
-// ManifestTarget lists a target's declared environment and its outputs.
+// ManifestTarget lists a target's declared environment, its build outputs
+// and its wheels.
 type ManifestTarget struct {
-	Name    string             `json:"name"`
-	Env     map[string]string  `json:"env,omitempty"`
-	Outputs []ManifestArtifact `json:"outputs"`
+	Name        string             `json:"name"`
+	Env         map[string]string  `json:"env,omitempty"`
+	PlatformTag string             `json:"platform_tag,omitempty"`
+	Outputs     []ManifestArtifact `json:"outputs"`
+	Wheels      []ManifestArtifact `json:"wheels"`
 }
 
 // ManifestArtifact is one output file.
 type ManifestArtifact struct {
 	Path   string `json:"path"`
+	Name   string `json:"name,omitempty"`
 	Step   string `json:"step,omitempty"`
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256"`
@@ -118,9 +122,13 @@ func BuildManifest(r *Release) *Manifest {
 		}
 	}
 	for _, t := range r.Targets {
-		mt := ManifestTarget{Name: t.Name, Env: t.Env, Outputs: []ManifestArtifact{}}
+		mt := ManifestTarget{Name: t.Name, Env: t.Env, Outputs: []ManifestArtifact{}, Wheels: []ManifestArtifact{}}
 		for _, a := range r.Artifacts.Filter(artifact.And(artifact.ByTarget(t.Name), artifact.ByKind(artifact.Binary))) {
-			mt.Outputs = append(mt.Outputs, ManifestArtifact{a.Path, a.Step, a.Size, a.SHA256})
+			mt.Outputs = append(mt.Outputs, ManifestArtifact{Path: a.Path, Step: a.Step, Size: a.Size, SHA256: a.SHA256})
+		}
+		for _, a := range r.Artifacts.Filter(artifact.And(artifact.ByTarget(t.Name), artifact.ByKind(artifact.Wheel))) {
+			mt.Wheels = append(mt.Wheels, ManifestArtifact{Path: a.Path, Name: a.Name, Size: a.Size, SHA256: a.SHA256})
+			mt.PlatformTag = a.PlatformTag
 		}
 		m.Targets = append(m.Targets, mt)
 	}

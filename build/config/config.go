@@ -32,6 +32,7 @@ type Config struct {
 	Overlays   []Overlay   `toml:"overlay"`
 	Toolchains []Toolchain `toml:"toolchain"`
 	Targets    []Target    `toml:"target"`
+	Wheels     []Wheel     `toml:"wheel"`
 
 	// File is the path of release.toml as the user named it (for messages).
 	File string `toml:"-"`
@@ -55,9 +56,21 @@ type Project struct {
 	Readme string `toml:"readme"`
 	// URLs maps labels (Homepage, Source, ...) to URLs.
 	URLs map[string]string `toml:"urls"`
+	// Authors are the people or organisations who make the release (core
+	// metadata Author/Author-email; the SBOM's supplier).
+	Authors []Person `toml:"authors"`
+	// MetadataVersion of the wheels' core metadata: "2.4" (default, with
+	// License-Expression) or "2.2" for older uploaders and checkers.
+	MetadataVersion string `toml:"metadata_version"`
 
 	// NormalizedName is the PEP 503 normalised Name.
 	NormalizedName string `toml:"-"`
+}
+
+// Person is an author or maintainer.
+type Person struct {
+	Name  string `toml:"name"`
+	Email string `toml:"email"`
 }
 
 // Build holds the settings shared by every build step.
@@ -174,6 +187,66 @@ type Toolchain struct {
 type Target struct {
 	Name string            `toml:"name"`
 	Env  map[string]string `toml:"env"`
+	// PlatformTag, when set, is the wheel platform tag claimed for the
+	// target; it is refused when lower than what the binaries need. When
+	// empty the tag is read from the binaries.
+	PlatformTag string `toml:"platform_tag"`
+}
+
+// WheelRole says what a wheel is in a release pair.
+type WheelRole string
+
+// The wheel roles.
+const (
+	RoleCompiler WheelRole = "compiler"
+	RolePlugin   WheelRole = "plugin"
+)
+
+// Wheel declares one wheel, built for every target it applies to.
+type Wheel struct {
+	// Name is the distribution name (PEP 508), normalised on load.
+	Name string    `toml:"name"`
+	Role WheelRole `toml:"role"`
+	// Summary defaults to the project summary.
+	Summary string `toml:"summary"`
+	// Pair names the wheel this one requires at exactly the release
+	// version (Requires-Dist: NAME==VERSION); both must agree on version,
+	// target and platform tag.
+	Pair string `toml:"pair"`
+	// RequiresPython is a PEP 440 specifier set, e.g. ">=3.8".
+	RequiresPython string `toml:"requires_python"`
+	// Requires are further PEP 508 requirements (Requires-Dist).
+	Requires    []string `toml:"requires"`
+	Classifiers []string `toml:"classifiers"`
+	Keywords    []string `toml:"keywords"`
+	// Include lists what goes into the wheel.
+	Include []Include `toml:"include"`
+	// Licenses go under .dist-info/licenses/ and are named by License-File.
+	Licenses []Include `toml:"licenses"`
+	// Scripts are console_scripts entry points: command → "module:object".
+	Scripts map[string]string `toml:"scripts"`
+	// GUIScripts are gui_scripts entry points.
+	GUIScripts map[string]string `toml:"gui_scripts"`
+	// EntryPoints are further entry point groups: group → name → object.
+	EntryPoints map[string]map[string]string `toml:"entry_points"`
+	// Targets limits the wheel to some targets (default: all).
+	Targets []string `toml:"targets"`
+}
+
+// AppliesTo reports whether the wheel is built for target t.
+func (w Wheel) AppliesTo(t string) bool { return appliesTo(w.Targets, t) }
+
+// Include is a file or folder put into a wheel: taken from a source's
+// prepared tree (Source) or from a build step's outputs for the wheel's
+// target (Step), at From, and placed at To. With Data set (scripts, data,
+// headers, purelib, platlib) it goes into the wheel's .data folder under
+// that scheme instead.
+type Include struct {
+	Source string `toml:"source"`
+	Step   string `toml:"step"`
+	From   string `toml:"from"`
+	To     string `toml:"to"`
+	Data   string `toml:"data"`
 }
 
 // Step is one build action, run once per target in a hermetic environment
@@ -263,6 +336,16 @@ func (c *Config) TargetNames() []string {
 		names[i] = t.Name
 	}
 	return names
+}
+
+// Wheel returns the wheel named name (compared after normalisation).
+func (c *Config) Wheel(name string) (Wheel, bool) {
+	for _, w := range c.Wheels {
+		if w.Name == name {
+			return w, true
+		}
+	}
+	return Wheel{}, false
 }
 
 // OverlaysOf lists the overlays of source name in the order they apply.

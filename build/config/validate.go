@@ -5,10 +5,13 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/mkrelease/mkrelease/internal/pep440"
+	"github.com/mkrelease/mkrelease/internal/pep508"
 	"github.com/mkrelease/mkrelease/internal/pyname"
+	"github.com/mkrelease/mkrelease/internal/spdxexpr"
 )
 
 // minEpoch is 1980-01-01T00:00:00Z, the earliest time a zip entry can carry.
@@ -106,6 +109,168 @@ func (v *validator) config(c *Config) {
 	for i, s := range c.Build.Steps {
 		v.step(fmt.Sprintf("build.step[%d]", i), s, steps, sources, targets)
 	}
+	for i, t := range c.Targets {
+		if t.PlatformTag != "" && !tagRE.MatchString(t.PlatformTag) {
+			v.errorf(fmt.Sprintf("target[%d].platform_tag", i), "e.g. manylinux_2_17_x86_64, macosx_11_0_arm64, win_amd64; or leave it out to read the tag from the binaries",
+				"%q is not a platform tag", t.PlatformTag)
+		}
+	}
+
+	wheels := map[string]bool{}
+	for i := range c.Wheels {
+		c.Wheels[i].Name = v.wheelName(fmt.Sprintf("wheel[%d].name", i), c.Wheels[i].Name, wheels)
+	}
+	for i := range c.Wheels {
+		v.wheel(fmt.Sprintf("wheel[%d]", i), &c.Wheels[i], c, wheels, sources, targets)
+	}
+}
+
+var (
+	tagRE       = regexp.MustCompile(`^[a-z0-9_.]+$`)
+	objectRefRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*(:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)?$`)
+	groupRE     = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+	dataSchemes = map[string]bool{"scripts": true, "data": true, "headers": true, "purelib": true, "platlib": true}
+)
+
+func (v *validator) wheelName(key, name string, seen map[string]bool) string {
+	if name == "" {
+		v.errorf(key, `e.g. name = "vexl-compiler"`, "missing wheel name")
+		return name
+	}
+	if err := pyname.Valid(name); err != nil {
+		v.errorf(key, "a distribution name is ASCII letters, digits and . _ -, starting and ending with a letter or digit", "invalid wheel name: %v", err)
+		return name
+	}
+	n := pyname.Normalize(name)
+	if seen[n] {
+		v.errorf(key, "give each wheel its own name", "duplicate wheel %q", n)
+	}
+	seen[n] = true
+	return n
+}
+
+func (v *validator) wheel(key string, w *Wheel, c *Config, wheels, sources, targets map[string]bool) {
+	switch w.Role {
+	case "", RoleCompiler, RolePlugin:
+	default:
+		v.errorf(key+".role", `role is "compiler" or "plugin"`, "unknown role %q", w.Role)
+	}
+	if w.Pair != "" {
+		w.Pair = pyname.Normalize(w.Pair)
+		switch {
+		case w.Pair == w.Name:
+			v.errorf(key+".pair", "pair names the other wheel of the pair", "wheel %q pairs with itself", w.Name)
+		case !wheels[w.Pair]:
+			v.errorf(key+".pair", "declare the paired [[wheel]], or fix the spelling", "unknown wheel %q", w.Pair)
+		}
+	}
+	if strings.ContainsAny(w.Summary, "\r\n") {
+		v.errorf(key+".summary", "keep the summary to one line", "summary spans several lines")
+	}
+	if w.RequiresPython != "" {
+		if _, err := pep440.ParseSpecifiers(w.RequiresPython); err != nil {
+			v.errorf(key+".requires_python", `e.g. requires_python = ">=3.8"`, "invalid specifier: %v", err)
+		}
+	}
+	for i, r := range w.Requires {
+		if _, err := pep508.ParseRequirement(r); err != nil {
+			v.errorf(fmt.Sprintf("%s.requires[%d]", key, i), `PEP 508, e.g. "numpy>=1.21; python_version >= '3.9'"`, "invalid requirement: %v", err)
+		}
+	}
+	for i, cl := range w.Classifiers {
+		if strings.TrimSpace(cl) == "" || strings.ContainsAny(cl, "\r\n") {
+			v.errorf(fmt.Sprintf("%s.classifiers[%d]", key, i), "one trove classifier per string", "invalid classifier %q", cl)
+		}
+	}
+	for i, kw := range w.Keywords {
+		if strings.TrimSpace(kw) == "" || strings.ContainsAny(kw, ",\r\n") {
+			v.errorf(fmt.Sprintf("%s.keywords[%d]", key, i), "one keyword per string, without commas", "invalid keyword %q", kw)
+		}
+	}
+	if len(w.Include) == 0 {
+		v.errorf(key+".include", `add [[wheel.include]] tables, e.g. source = "py", from = "pkg", to = "pkg"`, "wheel %q includes nothing", w.Name)
+	}
+	for i, in := range w.Include {
+		v.include(fmt.Sprintf("%s.include[%d]", key, i), in, c, sources, true)
+	}
+	for i, in := range w.Licenses {
+		v.include(fmt.Sprintf("%s.licenses[%d]", key, i), in, c, sources, false)
+	}
+	for _, group := range []struct {
+		name string
+		m    map[string]string
+	}{{"scripts", w.Scripts}, {"gui_scripts", w.GUIScripts}} {
+		for _, name := range sortedKeys(group.m) {
+			ref := group.m[name]
+			v.entryPoint(key+"."+group.name+"."+name, name, ref)
+		}
+	}
+	for _, g := range sortedKeys(w.EntryPoints) {
+		entries := w.EntryPoints[g]
+		gk := key + ".entry_points." + g
+		if !groupRE.MatchString(g) {
+			v.errorf(gk, "group names are dotted identifiers, e.g. vexl.backends", "invalid entry point group %q", g)
+		}
+		if g == "console_scripts" || g == "gui_scripts" {
+			v.errorf(gk, "use the scripts / gui_scripts tables", "group %q is set through its own table", g)
+		}
+		for _, name := range sortedKeys(entries) {
+			ref := entries[name]
+			v.entryPoint(gk+"."+name, name, ref)
+		}
+	}
+	for i, t := range w.Targets {
+		v.ref(fmt.Sprintf("%s.targets[%d]", key, i), "target", t, targets)
+	}
+}
+
+func (v *validator) entryPoint(key, name, ref string) {
+	if name == "" || strings.ContainsAny(name, "=[\r\n") || strings.TrimSpace(name) != name {
+		v.errorf(key, "entry point names have no '=', no leading '[' and no surrounding spaces", "invalid entry point name %q", name)
+	}
+	if !objectRefRE.MatchString(ref) {
+		v.errorf(key, `write "package.module:object" (the object part may be dotted)`, "invalid object reference %q", ref)
+	}
+}
+
+func (v *validator) include(key string, in Include, c *Config, sources map[string]bool, placed bool) {
+	switch {
+	case in.Source != "" && in.Step != "":
+		v.errorf(key, "take it from a source or from a step's outputs, not both", "both source and step")
+	case in.Source != "":
+		v.ref(key+".source", "source", in.Source, sources)
+	case in.Step != "":
+		found := false
+		for _, s := range c.Build.Steps {
+			if s.Name == in.Step {
+				found = true
+				if len(s.Outputs) == 0 {
+					v.errorf(key+".step", "name a step that declares outputs", "step %q has no outputs", in.Step)
+				}
+			}
+		}
+		if !found {
+			v.errorf(key+".step", "declare it as a [[build.step]], or fix the spelling", "unknown step %q", in.Step)
+		}
+	default:
+		v.errorf(key, `set source = "name" or step = "name"`, "neither source nor step")
+	}
+	if in.From == "" {
+		v.errorf(key+".from", "name the file or folder to take", "missing from")
+	} else {
+		v.path(key+".from", in.From)
+	}
+	if in.To != "" {
+		v.path(key+".to", in.To)
+		if first, _, _ := strings.Cut(in.To, "/"); strings.HasSuffix(first, ".dist-info") || strings.HasSuffix(first, ".data") {
+			v.errorf(key+".to", "mkrelease writes .dist-info and .data itself; use `data` for the .data schemes", "%q is reserved", in.To)
+		}
+	} else if placed && in.Data == "" {
+		v.errorf(key+".to", "say where it goes in the wheel, e.g. to = \"pkg/bin/tool\"", "missing to")
+	}
+	if in.Data != "" && (!placed || !dataSchemes[in.Data]) {
+		v.errorf(key+".data", "data is one of scripts, data, headers, purelib, platlib (for includes only)", "invalid data scheme %q", in.Data)
+	}
 }
 
 func (v *validator) project(p *Project) {
@@ -125,13 +290,38 @@ func (v *validator) project(p *Project) {
 	} else {
 		p.Version = ver.String()
 	}
+	switch p.MetadataVersion {
+	case "":
+		p.MetadataVersion = "2.4"
+	case "2.4", "2.2":
+	default:
+		v.errorf("project.metadata_version", `"2.4" (default) or "2.2" for older uploaders`, "unsupported metadata version %q", p.MetadataVersion)
+	}
+	if p.License != "" {
+		if err := spdxexpr.Check(p.License); err != nil {
+			v.errorf("project.license", "an SPDX license expression, e.g. \"Apache-2.0\" or \"MIT OR Apache-2.0\"", "%v", err)
+		}
+	}
+	for i, a := range p.Authors {
+		k := fmt.Sprintf("project.authors[%d]", i)
+		if a.Name == "" && a.Email == "" {
+			v.errorf(k, `e.g. { name = "vexl release team", email = "release@vexl.invalid" }`, "an author needs a name or an email")
+		}
+		if a.Email != "" && (!strings.Contains(a.Email, "@") || strings.ContainsAny(a.Email, " ,<>\r\n")) {
+			v.errorf(k+".email", "one address, like name@example.org", "invalid email %q", a.Email)
+		}
+		if strings.ContainsAny(a.Name, ",<>\r\n") {
+			v.errorf(k+".name", "no commas or angle brackets in names", "invalid author name %q", a.Name)
+		}
+	}
 	if strings.ContainsAny(p.Summary, "\r\n") {
 		v.errorf("project.summary", "keep the summary to one line; put the rest in the readme", "summary spans several lines")
 	}
 	if p.Readme != "" {
 		v.path("project.readme", p.Readme)
 	}
-	for label, u := range p.URLs {
+	for _, label := range sortedKeys(p.URLs) {
+		u := p.URLs[label]
 		key := "project.urls." + label
 		pu, err := url.Parse(u)
 		if err != nil || (pu.Scheme != "https" && pu.Scheme != "http") || pu.Host == "" {
@@ -227,7 +417,7 @@ func (v *validator) step(key string, s Step, seen, sources, targets map[string]b
 }
 
 func (v *validator) env(key string, env map[string]string) {
-	for k := range env {
+	for _, k := range sortedKeys(env) {
 		switch {
 		case !envKeyRE.MatchString(k):
 			v.errorf(key+"."+k, "", "%q is not an environment variable name", k)
@@ -275,4 +465,15 @@ func (v *validator) path(key, p string) {
 
 func isURL(s string) bool {
 	return strings.Contains(s, "://")
+}
+
+// sortedKeys lists a map's keys in order, so that errors come out in a
+// stable order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

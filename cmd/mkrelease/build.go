@@ -12,6 +12,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/artifact"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/release"
+	"github.com/mkrelease/mkrelease/wheel/assemble"
 	"github.com/spf13/cobra"
 )
 
@@ -141,6 +142,7 @@ func buildRun(ctx context.Context, o *BuildOptions) error {
 	err = release.Run(ctx, r, []release.Stage{
 		build.SourcesStage{Relock: g.relockCommand()}, // verify every input against release.lock first
 		build.CompileStage{},                          // run the steps per target through the action cache
+		assemble.Stage{},                              // the wheels, their platform tags, the pair check
 		release.ManifestStage{},                       // record inputs and outputs
 		release.OutputStage{},                         // swap the staging folder into place, last
 	})
@@ -169,7 +171,7 @@ func buildRun(ctx context.Context, o *BuildOptions) error {
 		return writeJSON(o.Factory.IO.Out, rep)
 	}
 	w := o.Factory.IO.Out
-	for _, a := range r.Artifacts.Filter(artifact.ByKind(artifact.Binary)) {
+	for _, a := range r.Artifacts.Filter(artifact.Not(artifact.ByKind(artifact.Manifest))) {
 		fmt.Fprintf(w, "%s  %s\n", a.SHA256, a.Path)
 	}
 	iso := "network isolated"

@@ -18,6 +18,8 @@ const (
 	Binary Kind = iota + 1
 	// Manifest is the record of the build inputs and outputs.
 	Manifest
+	// Wheel is a Python wheel.
+	Wheel
 )
 
 // String names the kind.
@@ -27,6 +29,8 @@ func (k Kind) String() string {
 		return "binary"
 	case Manifest:
 		return "manifest"
+	case Wheel:
+		return "wheel"
 	}
 	return "unknown"
 }
@@ -39,9 +43,13 @@ type Artifact struct {
 	// Target is the target the file belongs to ("" when shared).
 	Target string
 	// Step is the build step that produced it, for binaries.
-	Step   string
-	SHA256 string
-	Size   int64
+	Step string
+	// Name is the distribution name, for wheels.
+	Name string
+	// PlatformTag is the platform tag, for wheels.
+	PlatformTag string
+	SHA256      string
+	Size        int64
 }
 
 // Filter selects artifacts.

@@ -6,7 +6,8 @@
 // recursively, named by its slash-separated path relative to R, with these
 // rules:
 //   - directories named .git, .hg, .svn or .bzr are skipped wherever they
-//     are: version-control metadata is not source;
+//     are: version-control metadata is not source; so are __pycache__
+//     folders, which Python writes next to the code it imports;
 //   - a symbolic link, device, FIFO or socket anywhere in the tree is an
 //     error naming it: its meaning depends on the machine;
 //   - a path containing a newline is an error (Hash1 cannot express it);
@@ -37,7 +38,7 @@ import (
 )
 
 // skipDirs are version-control folders left out of every tree.
-var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".bzr": true}
+var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".bzr": true, "__pycache__": true}
 
 // File is one member of a tree with the sha256 of its content.
 type File struct {

@@ -52,7 +52,7 @@ func TestHashMatchesDirhash(t *testing.T) {
 }
 
 func TestListSkipsVCSAndRefusesLinks(t *testing.T) {
-	root := writeTree(t, map[string]string{"a": "1", ".git/HEAD": "ref", "x/.hg/store": "s", "x/b": "2"})
+	root := writeTree(t, map[string]string{"a": "1", ".git/HEAD": "ref", "x/.hg/store": "s", "x/b": "2", "pkg/__pycache__/m.cpython-311.pyc": "bytecode"})
 	names, err := List(root)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,199 @@
+package e2e
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// checkWheels runs the wheel checks of issue #3 on a built project.
+func checkWheels(t *testing.T, a run) {
+	dist := filepath.Join(a.dir, "dist")
+
+	t.Run("pip installs the x86_64 pair", func(t *testing.T) {
+		wheels, _ := filepath.Glob(filepath.Join(dist, "*_x86_64.whl"))
+		if len(wheels) != 2 {
+			t.Fatalf("x86_64 wheels: %v", wheels)
+		}
+		for _, minor := range []int{11, 12, 13} {
+			t.Run(fmt.Sprintf("cpython3.%d", minor), func(t *testing.T) {
+				py := pythonFor(t, minor)
+				pipRoundTrip(t, py, wheels, filepath.Join(a.dir, "backend", "python", "tests"))
+			})
+		}
+	})
+
+	t.Run("Debian tools accept every wheel", func(t *testing.T) {
+		wheels, _ := filepath.Glob(filepath.Join(dist, "*.whl"))
+		if len(wheels) != 4 {
+			t.Fatalf("wheels: %v", wheels)
+		}
+		for _, w := range wheels {
+			must(t, "", nil, "/usr/bin/python3", "-m", "wheel", "unpack", "-d", t.TempDir(), w)
+			must(t, "", nil, "/usr/bin/python3", "-m", "installer", "--destdir", t.TempDir(), w)
+		}
+	})
+
+	t.Run("aarch64 wheels carry the tag their ELF requires", func(t *testing.T) {
+		lib := filepath.Join(dist, "build", "linux-aarch64", "libvexl.so")
+		out := must(t, "", nil, "readelf", "-V", "--wide", lib)
+		max := 0
+		for _, m := range regexp.MustCompile(`Name: GLIBC_2\.(\d+)`).FindAllStringSubmatch(out, -1) {
+			n, _ := strconv.Atoi(m[1])
+			max = maxInt(max, n)
+		}
+		if max == 0 {
+			t.Fatalf("readelf shows no GLIBC_ version need:\n%s", out)
+		}
+		want := fmt.Sprintf("manylinux_2_%d_aarch64", max)
+		for _, name := range []string{"vexl_compiler", "vexl_plugin"} {
+			p := filepath.Join(dist, fmt.Sprintf("%s-0.3.0-py3-none-%s.whl", name, want))
+			if _, err := os.Stat(p); err != nil {
+				got, _ := filepath.Glob(filepath.Join(dist, name+"-*aarch64.whl"))
+				t.Errorf("want %s (readelf: highest GLIBC_2.%d), have %v", filepath.Base(p), max, got)
+			}
+		}
+	})
+
+	t.Run("twine check passes with metadata 2.2", func(t *testing.T) {
+		toml := filepath.Join(a.dir, "release.toml")
+		orig, _ := os.ReadFile(toml)
+		defer os.WriteFile(toml, orig, 0o644)
+		changed := strings.Replace(string(orig), "version = \"0.3.0\"\n", "version = \"0.3.0\"\nmetadata_version = \"2.2\"\n", 1)
+		os.WriteFile(toml, []byte(changed), 0o644)
+		out := filepath.Join(t.TempDir(), "dist22")
+		a.mustMkrelease(t, "build", "--out", out)
+		wheels, _ := filepath.Glob(filepath.Join(out, "*.whl"))
+		if len(wheels) != 4 {
+			t.Fatalf("wheels: %v", wheels)
+		}
+		res := must(t, "", nil, "twine", append([]string{"check", "--strict"}, wheels...)...)
+		if strings.Count(res, "PASSED") != 4 {
+			t.Errorf("twine check:\n%s", res)
+		}
+		md := must(t, "", nil, "unzip", "-p", wheels[0], "*/METADATA")
+		if !strings.HasPrefix(md, "Metadata-Version: 2.2\n") || !strings.Contains(md, "\nLicense: Apache-2.0\n") {
+			t.Errorf("metadata 2.2 not selected:\n%s", md[:min(len(md), 400)])
+		}
+	})
+}
+
+func maxInt(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// must runs a command and fails the test on a non-zero exit.
+func must(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = env
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// pythonFor finds CPython 3.minor, failing (not skipping) when it is absent:
+// the issue requires these interpreters.
+func pythonFor(t *testing.T, minor int) string {
+	t.Helper()
+	for _, p := range Pythons(t) {
+		out, err := exec.Command(p, "-c", "import sys; print(sys.version_info[1])").Output()
+		if err == nil && strings.TrimSpace(string(out)) == strconv.Itoa(minor) {
+			return p
+		}
+	}
+	t.Fatalf("CPython 3.%d not found on PATH or under /root/.pyenv/versions", minor)
+	return ""
+}
+
+// pipRoundTrip installs the wheels offline into a fresh virtualenv, runs the
+// backend's Python tests against the installed pair (nothing skipped),
+// checks both profiles explicitly, and uninstalls, expecting every file
+// gone.
+func pipRoundTrip(t *testing.T, py string, wheels []string, tests string) {
+	venv := filepath.Join(t.TempDir(), "venv")
+	must(t, "", nil, py, "-m", "venv", venv)
+	vpy := filepath.Join(venv, "bin", "python")
+	env := append(cleanEnv(), "PATH="+filepath.Join(venv, "bin")+":"+os.Getenv("PATH"), "PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INDEX=1")
+	must(t, "", env, vpy, "-m", "pip", "--version") // pip's own caches, before the snapshot
+	before := files(t, venv)
+
+	must(t, "", env, vpy, append([]string{"-m", "pip", "install", "--no-index", "--no-cache-dir"}, wheels...)...)
+	must(t, "", env, vpy, "-m", "pip", "check")
+
+	work := t.TempDir() // run away from the source tree so the installed packages are imported
+	out := must(t, work, append(env, "VEXL_EXPECT_VERSION=0.3.0", "PYTHONDONTWRITEBYTECODE=1"),
+		vpy, "-m", "unittest", "discover", "-v", "-s", tests, "-t", tests)
+	if strings.Contains(out, "skipped") || !strings.Contains(out, "\nOK") {
+		t.Errorf("backend tests against the installed wheels did not all run and pass:\n%s", out)
+	}
+	prog := filepath.Join(work, "axpy.vx")
+	os.WriteFile(prog, []byte("in x, y\nout 2.5 * x + y\n"), 0o644)
+	must(t, work, env, filepath.Join(venv, "bin", "vexlc"), prog, "-o", filepath.Join(work, "axpy.vxb"))
+	script := `import array, sys, vexl_plugin
+p = vexl_plugin.Program.load(open(sys.argv[1], "rb").read())
+print(vexl_plugin.profile(), list(p.run(array.array("d", [1, 2, 4]), array.array("d", [10, 20, 40]))))`
+	for profile, want := range map[string]string{"": "fused [12.5, 25.0, 50.0]", "baseline": "baseline [12.5, 25.0, 50.0]"} {
+		e := append(env, "PYTHONDONTWRITEBYTECODE=1")
+		if profile != "" {
+			e = append(e, "VEXL_PROFILE="+profile)
+		}
+		if got := strings.TrimSpace(must(t, work, e, vpy, "-c", script, filepath.Join(work, "axpy.vxb"))); got != want {
+			t.Errorf("profile %q: got %q, want %q", profile, got, want)
+		}
+	}
+
+	must(t, "", env, vpy, "-m", "pip", "uninstall", "-y", "vexl-plugin", "vexl-compiler")
+	after := files(t, venv)
+	var extra []string
+	for f := range after {
+		if !before[f] {
+			extra = append(extra, f)
+		}
+	}
+	sort.Strings(extra)
+	if len(extra) > 0 {
+		t.Errorf("pip uninstall left %d files: %v", len(extra), extra)
+	}
+}
+
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "PATH", "VEXLC_PATH", "VEXL_LIBRARY", "VEXL_PROFILE", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+func files(t *testing.T, root string) map[string]bool {
+	t.Helper()
+	m := map[string]bool{}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(root, p)
+			m[rel] = true
+		}
+		return nil
+	})
+	return m
+}

@@ -1,0 +1,340 @@
+// Package assemble is the wheel stage of the release pipeline: for every
+// target it gathers each declared wheel's files (from prepared sources and
+// from the target's build outputs), reads the platform its binaries need,
+// writes the wheels deterministically, and checks the release pair.
+//
+// The platform tag of a target is shared by all its wheels: it is the tag
+// configured for the target, refused when lower than what any binary of
+// the target needs, or else the tag the binaries need (package platform).
+// Wheels without native code are py3-none-any.
+package assemble
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/mkrelease/mkrelease/build"
+	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/internal/treehash"
+	"github.com/mkrelease/mkrelease/release"
+	"github.com/mkrelease/mkrelease/wheel"
+	"github.com/mkrelease/mkrelease/wheel/platform"
+)
+
+// Stage builds the wheels of every selected target into the staging folder.
+type Stage struct{}
+
+// String names the stage.
+func (Stage) String() string { return "wheels" }
+
+// Skip skips the stage when release.toml declares no wheel.
+func (Stage) Skip(r *release.Release) (string, bool) {
+	if len(r.Config.Wheels) == 0 {
+		return "release.toml declares no [[wheel]]", true
+	}
+	return "", false
+}
+
+// Error is a wheel that cannot be assembled as declared. It maps to exit
+// status 1.
+type Error struct {
+	Wheel, Target string
+	Msg           string
+	Hint          string
+}
+
+// Error names the wheel and target.
+func (e *Error) Error() string {
+	s := fmt.Sprintf("wheel %s [%s]: %s", e.Wheel, e.Target, e.Msg)
+	if e.Hint != "" {
+		s += "\n\thint: " + e.Hint
+	}
+	return s
+}
+
+// ExitCode is 1.
+func (e *Error) ExitCode() int { return 1 }
+
+// Run assembles and writes the wheels.
+func (Stage) Run(ctx context.Context, r *release.Release) error {
+	for _, t := range r.Targets {
+		if err := buildTarget(ctx, r, t); err != nil {
+			return err
+		}
+	}
+	return CheckPairs(r)
+}
+
+type planned struct {
+	cfg      config.Wheel
+	contents *wheel.Contents
+	binaries []string // wheel paths of native members, for messages
+}
+
+func buildTarget(ctx context.Context, r *release.Release, t config.Target) error {
+	var plans []*planned
+	var needs []platform.Need
+	for _, w := range r.Config.Wheels {
+		if !w.AppliesTo(t.Name) {
+			continue
+		}
+		p, ns, err := plan(r, t, w)
+		if err != nil {
+			return err
+		}
+		plans = append(plans, p)
+		needs = append(needs, ns...)
+	}
+	if len(plans) == 0 {
+		return nil
+	}
+	tag := "any"
+	switch {
+	case t.PlatformTag != "":
+		if err := platform.Satisfies(t.PlatformTag, needs); err != nil {
+			return &Error{Wheel: plans[0].cfg.Name, Target: t.Name, Msg: err.Error(),
+				Hint: "raise platform_tag of the target, or remove it to use the tag the binaries need"}
+		}
+		tag = t.PlatformTag
+	case len(needs) > 0:
+		var err error
+		if tag, err = platform.Tag(needs); err != nil {
+			return &Error{Wheel: plans[0].cfg.Name, Target: t.Name, Msg: err.Error()}
+		}
+	}
+	if err := platform.CheckPolicy(needs); err != nil {
+		return &Error{Wheel: plans[0].cfg.Name, Target: t.Name, Msg: err.Error(),
+			Hint: "bundle the library in the wheel or link it statically"}
+	}
+	for _, p := range plans {
+		name, err := wheel.NewFilename(p.cfg.Name, r.Config.Project.Version, "py3", "none", tag)
+		if err != nil {
+			return &Error{Wheel: p.cfg.Name, Target: t.Name, Msg: err.Error()}
+		}
+		p.contents.Name = name
+		if err := addDistInfo(r, p, tag); err != nil {
+			return err
+		}
+		res, err := wheel.Write(ctx, p.contents, r.Stage)
+		if err != nil {
+			return err
+		}
+		r.Artifacts.Add(artifact.Artifact{Kind: artifact.Wheel, Path: filepath.Base(res.Path), Target: t.Name,
+			Name: p.cfg.Name, PlatformTag: tag, SHA256: res.SHA256, Size: res.Size})
+		r.Logger.Info("wheel written", "wheel", filepath.Base(res.Path), "target", t.Name)
+	}
+	return nil
+}
+
+// plan gathers a wheel's members for target t and the platform needs of
+// its binaries.
+func plan(r *release.Release, t config.Target, w config.Wheel) (*planned, []platform.Need, error) {
+	p := &planned{cfg: w, contents: &wheel.Contents{Epoch: r.Epoch}}
+	var needs []platform.Need
+	for _, in := range w.Include {
+		files, err := resolve(r, t, w, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, f := range files {
+			n, err := platform.Inspect(f.File)
+			switch {
+			case errors.Is(err, platform.ErrNotBinary):
+			case err != nil:
+				return nil, nil, &Error{Wheel: w.Name, Target: t.Name, Msg: fmt.Sprintf("%s: %v", f.Path, err)}
+			default:
+				n.File = f.Path
+				needs = append(needs, n)
+				p.binaries = append(p.binaries, f.Path)
+			}
+			if in.Data != "" {
+				f.Path = in.Data + "/" + f.Path
+				p.contents.Data = append(p.contents.Data, f)
+			} else {
+				p.contents.Members = append(p.contents.Members, f)
+			}
+		}
+	}
+	for _, in := range w.Licenses {
+		files, err := resolve(r, t, w, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, f := range files {
+			f.Path = "licenses/" + f.Path
+			f.Mode = 0o644
+			p.contents.DistInfo = append(p.contents.DistInfo, f)
+		}
+	}
+	return p, needs, nil
+}
+
+// resolve lists the files an include names, with their paths in the wheel
+// (relative to the wheel root, the .data scheme or the licenses folder).
+func resolve(r *release.Release, t config.Target, w config.Wheel, in config.Include) ([]wheel.Member, error) {
+	var base, what string
+	switch {
+	case in.Source != "":
+		base, what = r.Workspaces[in.Source], "source "+in.Source
+	default:
+		step, ok := stepByName(r.Config, in.Step)
+		if !ok || !step.AppliesTo(t.Name) {
+			return nil, &Error{Wheel: w.Name, Target: t.Name, Msg: fmt.Sprintf("step %s does not run for this target", in.Step),
+				Hint: "limit the wheel to the step's targets, or run the step for this target"}
+		}
+		if !declares(step, in.From) {
+			return nil, &Error{Wheel: w.Name, Target: t.Name, Msg: fmt.Sprintf("step %s declares no output %s", in.Step, in.From),
+				Hint: "name one of its outputs: " + strings.Join(step.Outputs, ", ")}
+		}
+		base, what = filepath.Join(r.Stage, build.BinDir, t.Name), "step "+in.Step
+	}
+	src := filepath.Join(base, filepath.FromSlash(in.From))
+	st, err := os.Stat(src)
+	if err != nil {
+		return nil, &Error{Wheel: w.Name, Target: t.Name, Msg: fmt.Sprintf("%s has no %s", what, in.From), Hint: "fix `from` in release.toml"}
+	}
+	to := in.To
+	if !st.IsDir() {
+		if to == "" || strings.HasSuffix(to, "/") {
+			to += path.Base(in.From)
+		}
+		return []wheel.Member{{Path: to, File: src, Mode: treehash.NormalMode(st.Mode())}}, nil
+	}
+	names, err := treehash.List(src)
+	if err != nil {
+		return nil, &Error{Wheel: w.Name, Target: t.Name, Msg: err.Error()}
+	}
+	if len(names) == 0 {
+		return nil, &Error{Wheel: w.Name, Target: t.Name, Msg: fmt.Sprintf("%s: %s is an empty folder", what, in.From)}
+	}
+	var out []wheel.Member
+	for _, n := range names {
+		if strings.HasSuffix(n, ".pyc") || strings.HasSuffix(n, ".pyo") {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(src, filepath.FromSlash(n)))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, wheel.Member{Path: path.Join(to, n), File: filepath.Join(src, filepath.FromSlash(n)), Mode: treehash.NormalMode(fi.Mode())})
+	}
+	return out, nil
+}
+
+func stepByName(c *config.Config, name string) (config.Step, bool) {
+	for _, s := range c.Build.Steps {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return config.Step{}, false
+}
+
+// declares reports whether from is one of the step's outputs or a folder
+// holding some of them.
+func declares(s config.Step, from string) bool {
+	from = path.Clean(from)
+	for _, o := range s.Outputs {
+		o = path.Clean(o)
+		if o == from || strings.HasPrefix(o, from+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// addDistInfo adds METADATA, WHEEL and entry_points.txt.
+func addDistInfo(r *release.Release, p *planned, tag string) error {
+	md, err := Metadata(r.Config, p.cfg, licenseFiles(p.contents))
+	if err != nil {
+		return &Error{Wheel: p.cfg.Name, Target: "", Msg: err.Error()}
+	}
+	data, err := md.Bytes()
+	if err != nil {
+		return &Error{Wheel: p.cfg.Name, Msg: err.Error()}
+	}
+	purelib := "false"
+	if tag == "any" {
+		purelib = "true"
+	}
+	wheelFile := fmt.Sprintf("Wheel-Version: 1.0\nGenerator: mkrelease (%s)\nRoot-Is-Purelib: %s\n", release.ToolVersion, purelib)
+	for _, t := range p.contents.Name.Tags() {
+		wheelFile += "Tag: " + t + "\n"
+	}
+	p.contents.DistInfo = append(p.contents.DistInfo,
+		wheel.Member{Path: "METADATA", Data: data, Mode: 0o644},
+		wheel.Member{Path: "WHEEL", Data: []byte(wheelFile), Mode: 0o644})
+	if ep := EntryPoints(p.cfg); ep != nil {
+		p.contents.DistInfo = append(p.contents.DistInfo, wheel.Member{Path: "entry_points.txt", Data: ep, Mode: 0o644})
+	}
+	return nil
+}
+
+func licenseFiles(c *wheel.Contents) []string {
+	var out []string
+	for _, m := range c.DistInfo {
+		if rest, ok := strings.CutPrefix(m.Path, "licenses/"); ok {
+			out = append(out, rest)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// EntryPoints renders entry_points.txt (nil when the wheel has none):
+// console_scripts, gui_scripts, then the other groups, each sorted.
+func EntryPoints(w config.Wheel) []byte {
+	groups := map[string]map[string]string{}
+	if len(w.Scripts) > 0 {
+		groups["console_scripts"] = w.Scripts
+	}
+	if len(w.GUIScripts) > 0 {
+		groups["gui_scripts"] = w.GUIScripts
+	}
+	for g, m := range w.EntryPoints {
+		if len(m) > 0 {
+			groups[g] = m
+		}
+	}
+	if len(groups) == 0 {
+		return nil
+	}
+	var names []string
+	for g := range groups {
+		names = append(names, g)
+	}
+	sort.Slice(names, func(i, j int) bool { return groupRank(names[i]) < groupRank(names[j]) })
+	var b strings.Builder
+	for i, g := range names {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("[" + g + "]\n")
+		var keys []string
+		for k := range groups[g] {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			b.WriteString(k + " = " + groups[g][k] + "\n")
+		}
+	}
+	return []byte(b.String())
+}
+
+func groupRank(g string) string {
+	switch g {
+	case "console_scripts":
+		return "0"
+	case "gui_scripts":
+		return "1"
+	}
+	return "2" + g
+}

@@ -1,0 +1,109 @@
+package assemble
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/internal/pep508"
+	"github.com/mkrelease/mkrelease/wheel"
+)
+
+// Metadata builds the core metadata of wheel w: the fields real backend
+// plugins publish, in a fixed order. licenses are the License-File paths
+// (relative to .dist-info/licenses/). Metadata-Version is the project's
+// (2.4, with License-Expression and License-File; or 2.2, with License).
+func Metadata(c *config.Config, w config.Wheel, licenses []string) (*wheel.Metadata, error) {
+	p := c.Project
+	m := &wheel.Metadata{}
+	m.Add("Metadata-Version", p.MetadataVersion)
+	m.Add("Name", w.Name)
+	m.Add("Version", p.Version)
+	summary := w.Summary
+	if summary == "" {
+		summary = p.Summary
+	}
+	if summary != "" {
+		m.Add("Summary", summary)
+	}
+	var names, emails []string
+	for _, a := range p.Authors {
+		switch {
+		case a.Email != "" && a.Name != "":
+			emails = append(emails, a.Name+" <"+a.Email+">")
+		case a.Email != "":
+			emails = append(emails, a.Email)
+		default:
+			names = append(names, a.Name)
+		}
+	}
+	if len(names) > 0 {
+		m.Add("Author", strings.Join(names, ", "))
+	}
+	if len(emails) > 0 {
+		m.Add("Author-email", strings.Join(emails, ", "))
+	}
+	if p.License != "" {
+		if p.MetadataVersion == "2.2" {
+			m.Add("License", p.License)
+		} else {
+			m.Add("License-Expression", p.License)
+		}
+	}
+	if p.MetadataVersion != "2.2" {
+		for _, l := range licenses {
+			m.Add("License-File", l)
+		}
+	}
+	if len(w.Keywords) > 0 {
+		m.Add("Keywords", strings.Join(w.Keywords, ","))
+	}
+	classifiers := append([]string(nil), w.Classifiers...)
+	sort.Strings(classifiers)
+	for _, cl := range classifiers {
+		m.Add("Classifier", cl)
+	}
+	if w.RequiresPython != "" {
+		m.Add("Requires-Python", w.RequiresPython)
+	}
+	if w.Pair != "" {
+		m.Add("Requires-Dist", w.Pair+"=="+p.Version)
+	}
+	for _, r := range w.Requires {
+		req, err := pep508.ParseRequirement(r)
+		if err != nil {
+			return nil, fmt.Errorf("requires %q: %w", r, err)
+		}
+		m.Add("Requires-Dist", req.String())
+	}
+	labels := make([]string, 0, len(p.URLs))
+	for l := range p.URLs {
+		labels = append(labels, l)
+	}
+	sort.Strings(labels)
+	for _, l := range labels {
+		m.Add("Project-URL", l+", "+p.URLs[l])
+	}
+	if p.Readme != "" {
+		body, err := os.ReadFile(filepath.Join(c.Dir, filepath.FromSlash(p.Readme)))
+		if err != nil {
+			return nil, fmt.Errorf("readme: %w", err)
+		}
+		m.Add("Description-Content-Type", contentType(p.Readme))
+		m.Description = strings.ReplaceAll(string(body), "\r\n", "\n")
+	}
+	return m, nil
+}
+
+func contentType(name string) string {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".md", ".markdown":
+		return "text/markdown; charset=UTF-8"
+	case ".rst":
+		return "text/x-rst; charset=UTF-8"
+	}
+	return "text/plain; charset=UTF-8"
+}

@@ -1,0 +1,102 @@
+package assemble
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/internal/pep508"
+	"github.com/mkrelease/mkrelease/internal/pyname"
+	"github.com/mkrelease/mkrelease/release"
+	"github.com/mkrelease/mkrelease/wheel"
+)
+
+// PairError is a release pair whose wheels disagree. It names both wheels.
+type PairError struct {
+	Wheel, Pair string // file names (or names, when a wheel is missing)
+	Target      string
+	Msg         string
+}
+
+// Error names both wheels and what they disagree on.
+func (e *PairError) Error() string {
+	return fmt.Sprintf("release pair [%s]: %s and %s: %s\n\thint: a pair is built together: same version, same target, same platform tag, and an exact == requirement",
+		e.Target, e.Wheel, e.Pair, e.Msg)
+}
+
+// ExitCode is 1.
+func (e *PairError) ExitCode() int { return 1 }
+
+// CheckPairs reads back every written wheel with the validator and checks
+// each declared pair on the artifacts themselves: both exist for every
+// target, and versions, platform tags and the exact requirement agree.
+func CheckPairs(r *release.Release) error {
+	reports := map[string]*wheel.Report{} // by artifact path
+	for _, a := range r.Artifacts.Filter(artifact.ByKind(artifact.Wheel)) {
+		rep, err := wheel.Check(filepath.Join(r.Stage, a.Path))
+		if err != nil {
+			return err
+		}
+		if err := rep.Err(); err != nil {
+			return fmt.Errorf("a wheel mkrelease wrote fails its own check (a bug, please report it): %w", err)
+		}
+		reports[a.Path] = rep
+	}
+	for _, w := range r.Config.Wheels {
+		if w.Pair == "" {
+			continue
+		}
+		for _, t := range r.Targets {
+			if !w.AppliesTo(t.Name) {
+				continue
+			}
+			a, okA := find(r, w.Name, t.Name)
+			b, okB := find(r, w.Pair, t.Name)
+			switch {
+			case !okA:
+				continue
+			case !okB:
+				return &PairError{Wheel: a.Path, Pair: w.Pair, Target: t.Name, Msg: "the paired wheel is not built for this target (check its `targets`)"}
+			}
+			ra, rb := reports[a.Path], reports[b.Path]
+			if err := checkPair(ra, rb); err != "" {
+				return &PairError{Wheel: a.Path, Pair: b.Path, Target: t.Name, Msg: err}
+			}
+		}
+	}
+	return nil
+}
+
+func find(r *release.Release, name, target string) (artifact.Artifact, bool) {
+	for _, a := range r.Artifacts.Filter(artifact.And(artifact.ByKind(artifact.Wheel), artifact.ByTarget(target))) {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return artifact.Artifact{}, false
+}
+
+// checkPair compares the plugin wheel a with the wheel b it pairs with.
+func checkPair(a, b *wheel.Report) string {
+	switch {
+	case a.Name.Version != b.Name.Version:
+		return fmt.Sprintf("versions differ (%s, %s)", a.Name.Version, b.Name.Version)
+	case a.Name.Platform != b.Name.Platform:
+		return fmt.Sprintf("platform tags differ (%s, %s)", a.Name.Platform, b.Name.Platform)
+	case a.Name.Python != b.Name.Python || a.Name.ABI != b.Name.ABI:
+		return fmt.Sprintf("python/abi tags differ (%s-%s, %s-%s)", a.Name.Python, a.Name.ABI, b.Name.Python, b.Name.ABI)
+	}
+	want := pyname.Normalize(b.Metadata.Name)
+	for _, rd := range a.Metadata.RequiresDist {
+		req, err := pep508.ParseRequirement(rd)
+		if err != nil || req.NormalizedName() != want {
+			continue
+		}
+		if req.Marker == nil && req.Specifier.String() == "=="+b.Metadata.Version {
+			return ""
+		}
+		return fmt.Sprintf("%s requires %q, not exactly %s==%s", a.Metadata.Name, rd, want, b.Metadata.Version)
+	}
+	return fmt.Sprintf("%s does not require %s (Requires-Dist: %s)", a.Metadata.Name, want, strings.Join(a.Metadata.RequiresDist, "; "))
+}

@@ -1,0 +1,181 @@
+package wheel
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func sampleContents(t *testing.T) *Contents {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "tool")
+	os.WriteFile(bin, bytes.Repeat([]byte("\x7fELF binary-ish content "), 4000), 0o700)
+	noise := make([]byte, 300<<10)
+	rand.Read(noise)
+	rnd := filepath.Join(dir, "noise.bin")
+	os.WriteFile(rnd, noise, 0o600)
+	gz := filepath.Join(dir, "data.gz")
+	os.WriteFile(gz, []byte("pretend gzip"), 0o644)
+	name, err := NewFilename("Demo.Pkg", "1.0-RC1", "py3", "none", "manylinux_2_17_x86_64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Contents{
+		Name: name,
+		Members: []Member{
+			{Path: "demo_pkg/__init__.py", Data: []byte("VERSION = '1.0rc1'\n"), Mode: 0o644},
+			{Path: "demo_pkg/bin/tool", File: bin, Mode: 0o700},
+			{Path: "demo_pkg/noise.bin", File: rnd, Mode: 0o644},
+			{Path: "demo_pkg/data.gz", File: gz, Mode: 0o644},
+			{Path: "demo_pkg/ünïcode.txt", Data: []byte("names are UTF-8\n"), Mode: 0o644},
+		},
+		Data:     []Member{{Path: "scripts/demo-run", Data: []byte("#!python\nprint('hi')\n"), Mode: 0o755}},
+		DistInfo: []Member{{Path: "WHEEL", Data: []byte("Wheel-Version: 1.0\n")}, {Path: "licenses/LICENSE", Data: []byte("MIT\n")}, {Path: "METADATA", Data: []byte("Metadata-Version: 2.4\nName: demo.pkg\nVersion: 1.0rc1\n")}},
+		Epoch:    1793491200,
+	}
+}
+
+func TestWriteIsDeterministicAndReadable(t *testing.T) {
+	c := sampleContents(t)
+	a, err := Write(context.Background(), c, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Write(context.Background(), c, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ab, _ := os.ReadFile(a.Path)
+	bb, _ := os.ReadFile(b.Path)
+	if !bytes.Equal(ab, bb) || a.SHA256 != b.SHA256 {
+		t.Fatal("two writes of the same contents differ")
+	}
+	// The validator finds nothing to object to in what the writer wrote,
+	// apart from the sample's minimal METADATA/WHEEL, which it must flag.
+	rep, err := Check(a.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.Check != CheckWheelFile && f.Check != CheckTagMismatch {
+			t.Errorf("validator finding on written wheel: %s", f)
+		}
+	}
+	if filepath.Base(a.Path) != "demo_pkg-1.0rc1-py3-none-manylinux_2_17_x86_64.whl" {
+		t.Errorf("file name %s", filepath.Base(a.Path))
+	}
+	zr, err := zip.OpenReader(a.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	var names []string
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(io.Discard, rc); err != nil { // checks the CRC
+			t.Errorf("%s: %v", f.Name, err)
+		}
+		rc.Close()
+		if got := f.Modified.UTC().Format("2006-01-02T15:04:05"); got != "2026-11-01T00:00:00" {
+			t.Errorf("%s dated %s", f.Name, got)
+		}
+		if len(f.Extra) != 0 {
+			t.Errorf("%s has extra fields %x", f.Name, f.Extra)
+		}
+	}
+	want := []string{
+		"demo_pkg/__init__.py", "demo_pkg/bin/tool", "demo_pkg/data.gz", "demo_pkg/noise.bin", "demo_pkg/ünïcode.txt",
+		"demo_pkg-1.0rc1.data/scripts/demo-run",
+		"demo_pkg-1.0rc1.dist-info/METADATA", "demo_pkg-1.0rc1.dist-info/WHEEL", "demo_pkg-1.0rc1.dist-info/licenses/LICENSE",
+		"demo_pkg-1.0rc1.dist-info/RECORD",
+	}
+	if strings.Join(names, "\n") != strings.Join(want, "\n") {
+		t.Errorf("members:\n%s\nwant:\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
+	}
+	methods := map[string]uint16{}
+	modes := map[string]os.FileMode{}
+	for _, f := range zr.File {
+		methods[f.Name] = f.Method
+		modes[f.Name] = f.Mode().Perm()
+	}
+	if methods["demo_pkg/bin/tool"] != zip.Deflate || methods["demo_pkg/data.gz"] != zip.Store || methods["demo_pkg/noise.bin"] != zip.Store {
+		t.Errorf("methods %v: want deflate for compressible, store for .gz and random bytes", methods)
+	}
+	if modes["demo_pkg/bin/tool"] != 0o755 || modes["demo_pkg/noise.bin"] != 0o644 || modes["demo_pkg-1.0rc1.data/scripts/demo-run"] != 0o755 {
+		t.Errorf("modes %v", modes)
+	}
+	rc, _ := zr.File[len(zr.File)-1].Open()
+	rows, err := ParseRecord(rc)
+	rc.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(want) || rows[len(rows)-1].Hash != "" || rows[len(rows)-1].Size != -1 || rows[0].Hash != RecordHashOf([]byte("VERSION = '1.0rc1'\n")) {
+		t.Errorf("RECORD rows %+v", rows)
+	}
+}
+
+// Python's zipfile reads the result: the format is what installers expect.
+func TestWriteReadByPython(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	r, err := Write(context.Background(), sampleContents(t), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(py, "-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); bad = z.testzip(); print(bad or 'ok', len(z.namelist()))", r.Path).CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "ok 10") {
+		t.Errorf("python zipfile: %s %v", out, err)
+	}
+}
+
+func TestWriteRefusesBadContents(t *testing.T) {
+	for name, change := range map[string]func(*Contents){
+		"traversal":        func(c *Contents) { c.Members[0].Path = "../escape.py" },
+		"absolute":         func(c *Contents) { c.Members[0].Path = "/etc/passwd" },
+		"duplicate":        func(c *Contents) { c.Members[1].Path = c.Members[0].Path },
+		"reserved folder":  func(c *Contents) { c.Members[0].Path = "x.dist-info/METADATA" },
+		"RECORD by caller": func(c *Contents) { c.DistInfo = append(c.DistInfo, Member{Path: "RECORD", Data: []byte{}}) },
+		"missing file":     func(c *Contents) { c.Members[1].File = "/nonexistent/tool" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := sampleContents(t)
+			change(c)
+			dir := t.TempDir()
+			if _, err := Write(context.Background(), c, dir); err == nil {
+				t.Fatal("Write succeeded")
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("a failed write left %v", entries)
+			}
+		})
+	}
+}
+
+func TestFilenameRoundTrip(t *testing.T) {
+	for _, s := range []string{"demo_pkg-1.0rc1-py3-none-any.whl", "x-1.0-1b-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"} {
+		f, err := ParseFilename(s)
+		if err != nil || f.String() != s {
+			t.Errorf("ParseFilename(%q) = %v, %v", s, f, err)
+		}
+	}
+	for _, s := range []string{"x-1.0-py3-none.whl", "x-1.0-b1-py3-none-any.whl", "x-1.0-py3-none-any.zip", "-1.0-py3-none-any.whl", "x-one-py3-none-any.whl"} {
+		if _, err := ParseFilename(s); err == nil {
+			t.Errorf("ParseFilename(%q) accepted", s)
+		}
+	}
+}
