@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -176,6 +177,29 @@ func TestFilenameRoundTrip(t *testing.T) {
 	for _, s := range []string{"x-1.0-py3-none.whl", "x-1.0-b1-py3-none-any.whl", "x-1.0-py3-none-any.zip", "-1.0-py3-none-any.whl", "x-one-py3-none-any.whl"} {
 		if _, err := ParseFilename(s); err == nil {
 			t.Errorf("ParseFilename(%q) accepted", s)
+		}
+	}
+}
+
+// BenchmarkWrite packs copies of the test binary (a real ELF file) into a
+// wheel: the writer's throughput on native code. bench/wheelbench compares
+// it with `wheel pack` on a larger payload.
+func BenchmarkWrite(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, _ := os.Stat(exe)
+	name, _ := NewFilename("bench", "1.0", "py3", "none", "any")
+	c := &Contents{Name: name, Epoch: 1793491200}
+	for i := 0; i < 8; i++ {
+		c.Members = append(c.Members, Member{Path: fmt.Sprintf("bench/bin%d", i), File: exe, Mode: 0o755})
+	}
+	b.SetBytes(8 * st.Size())
+	dir := b.TempDir()
+	for b.Loop() {
+		if _, err := Write(context.Background(), c, dir); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -1,0 +1,256 @@
+// Command wheelbench measures mkrelease's wheel writer against Debian's
+// `python3 -m wheel pack` on the same tree of real binaries, in one run.
+//
+//	go run ./bench/wheelbench [-mib 420] [-runs 3] [-out bench/out]
+//
+// It copies ELF files from the machine's library folders into an unpacked
+// wheel (at least -mib MiB), packs it alternately with both tools (-runs
+// times each), and reports the median wall time, the peak RSS of each
+// process, the wheel sizes and the ratios; then it checks the mkrelease
+// wheel with the validator and installs it with pip into a fresh virtualenv
+// with no index. Results go to stdout (a Markdown table) and OUT/results.json.
+package main
+
+import (
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"strconv"
+	"time"
+
+	"github.com/mkrelease/mkrelease/wheel"
+)
+
+type measure struct {
+	Seconds []float64 `json:"seconds"`
+	Median  float64   `json:"median_seconds"`
+	PeakRSS int64     `json:"peak_rss_bytes"`
+	Size    int64     `json:"wheel_bytes"`
+}
+
+type results struct {
+	PayloadBytes int64   `json:"payload_bytes"`
+	PayloadFiles int     `json:"payload_files"`
+	CPUs         int     `json:"cpus"`
+	Mkrelease    measure `json:"mkrelease"`
+	WheelPack    measure `json:"wheel_pack"`
+	Speedup      float64 `json:"speedup"`
+	SizeRatio    float64 `json:"size_ratio"`
+	PipInstalled bool    `json:"pip_installed"`
+}
+
+func main() {
+	mib := flag.Int("mib", 420, "payload size in MiB")
+	runs := flag.Int("runs", 3, "runs per tool")
+	out := flag.String("out", "bench/out", "work folder")
+	python := flag.String("python", "/usr/bin/python3", "Python with the wheel package (Debian python3-wheel)")
+	check := flag.Bool("check", false, "exit 1 unless the targets hold: >= 4x faster, size within 5 %, peak RSS <= 200 MiB")
+	flag.Parse()
+	if err := run(*mib, *runs, *out, *python, *check); err != nil {
+		fmt.Fprintln(os.Stderr, "wheelbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(mib, runs int, out, python string, check bool) error {
+	out, _ = filepath.Abs(out)
+	os.RemoveAll(out)
+	payload := filepath.Join(out, "payload")
+	var res results
+	var err error
+	res.PayloadBytes, res.PayloadFiles, err = makePayload(payload, int64(mib)<<20)
+	if err != nil {
+		return err
+	}
+	res.CPUs = runtime.NumCPU()
+	packer := filepath.Join(out, "packwheel")
+	if b, err := exec.Command("go", "build", "-o", packer, "./bench/packwheel").CombinedOutput(); err != nil {
+		return fmt.Errorf("build packwheel: %v\n%s", err, b)
+	}
+	for i := 0; i < runs; i++ {
+		for _, tool := range []string{"mkrelease", "wheel"} {
+			dst := filepath.Join(out, tool+"-out")
+			os.RemoveAll(dst)
+			os.MkdirAll(dst, 0o755)
+			var cmd *exec.Cmd
+			if tool == "mkrelease" {
+				cmd = exec.Command(packer, payload, dst)
+			} else {
+				cmd = exec.Command(python, "-m", "wheel", "pack", "-d", dst, payload)
+			}
+			cmd.Env = append(os.Environ(), "SOURCE_DATE_EPOCH=1793491200")
+			secs, rss, err := timed(cmd)
+			if err != nil {
+				return fmt.Errorf("%s: %w", tool, err)
+			}
+			m := &res.Mkrelease
+			if tool == "wheel" {
+				m = &res.WheelPack
+			}
+			m.Seconds = append(m.Seconds, secs)
+			m.PeakRSS = max(m.PeakRSS, rss)
+			whl, _ := filepath.Glob(filepath.Join(dst, "*.whl"))
+			if len(whl) != 1 {
+				return fmt.Errorf("%s wrote %v", tool, whl)
+			}
+			st, _ := os.Stat(whl[0])
+			m.Size = st.Size()
+		}
+	}
+	res.Mkrelease.Median, res.WheelPack.Median = median(res.Mkrelease.Seconds), median(res.WheelPack.Seconds)
+	res.Speedup = res.WheelPack.Median / res.Mkrelease.Median
+	res.SizeRatio = float64(res.Mkrelease.Size) / float64(res.WheelPack.Size)
+
+	whl, _ := filepath.Glob(filepath.Join(out, "mkrelease-out", "*.whl"))
+	rep, err := wheel.Check(whl[0])
+	if err != nil {
+		return err
+	}
+	if err := rep.Err(); err != nil {
+		return err
+	}
+	venv := filepath.Join(out, "venv")
+	if b, err := exec.Command(python, "-m", "venv", "--without-pip", venv).CombinedOutput(); err != nil {
+		return fmt.Errorf("venv: %v\n%s", err, b)
+	}
+	// Debian's python3 has no ensurepip; install with the pip wheel Debian
+	// ships, run from its wheel file, into the venv.
+	pipWheel, _ := filepath.Glob("/usr/share/python-wheels/pip-*.whl")
+	if len(pipWheel) == 0 {
+		return fmt.Errorf("no pip wheel in /usr/share/python-wheels (install python3-pip-whl)")
+	}
+	vpy := filepath.Join(venv, "bin", "python")
+	inst := exec.Command(vpy, filepath.Join(pipWheel[0], "pip"), "install", "--no-index", "--no-cache-dir", "-q", whl[0])
+	if b, err := inst.CombinedOutput(); err != nil {
+		return fmt.Errorf("pip install: %v\n%s", err, b)
+	}
+	res.PipInstalled = true
+
+	b, _ := json.MarshalIndent(res, "", "  ")
+	os.WriteFile(filepath.Join(out, "results.json"), append(b, '\n'), 0o644)
+	fmt.Printf("payload: %d files, %.0f MiB of ELF binaries from this machine; %d CPUs; median of %d runs\n\n",
+		res.PayloadFiles, float64(res.PayloadBytes)/(1<<20), res.CPUs, runs)
+	fmt.Println("| tool | wall time (s) | peak RSS (MiB) | wheel size (MiB) |")
+	fmt.Println("| --- | --- | --- | --- |")
+	for _, row := range []struct {
+		name string
+		m    measure
+	}{{"mkrelease (wheel.Write)", res.Mkrelease}, {"python3 -m wheel pack", res.WheelPack}} {
+		fmt.Printf("| %s | %.2f | %.0f | %.1f |\n", row.name, row.m.Median, float64(row.m.PeakRSS)/(1<<20), float64(row.m.Size)/(1<<20))
+	}
+	fmt.Printf("\nspeed-up %.2fx, size ratio %.3f, pip installs the mkrelease wheel: %v\n", res.Speedup, res.SizeRatio, res.PipInstalled)
+	if check && (res.Speedup < 4 || res.SizeRatio > 1.05 || res.Mkrelease.PeakRSS > 200<<20) {
+		return fmt.Errorf("targets missed: speed-up %.2fx (>= 4), size ratio %.3f (<= 1.05), peak RSS %d MiB (<= 200)",
+			res.Speedup, res.SizeRatio, res.Mkrelease.PeakRSS>>20)
+	}
+	return nil
+}
+
+// timed runs cmd under GNU time and returns its wall time and peak RSS.
+// GNU time is a small process: a child forked from this (large) Go process
+// would inherit its high-water mark, and report this process's memory.
+func timed(cmd *exec.Cmd) (float64, int64, error) {
+	f, err := os.CreateTemp("", "wheelbench-time-")
+	if err != nil {
+		return 0, 0, err
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	cmd.Args = append([]string{"/usr/bin/time", "-f", "%M", "-o", f.Name()}, cmd.Args...)
+	cmd.Path = "/usr/bin/time"
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("%v: %s", err, stderr.String())
+	}
+	secs := time.Since(start).Seconds()
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
+		return 0, 0, err
+	}
+	kb, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return 0, 0, fmt.Errorf("GNU time printed %q", b)
+	}
+	return secs, kb * 1024, nil
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+// makePayload builds an unpacked wheel of real ELF files (the largest
+// regular files of the library folders, in path order, deduplicated by
+// content) of at least limit bytes.
+func makePayload(dir string, limit int64) (int64, int, error) {
+	pkg := filepath.Join(dir, "bench_payload", "lib")
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		return 0, 0, err
+	}
+	var total int64
+	n := 0
+	seen := map[[32]byte]bool{}
+	roots := []string{"/usr/lib/x86_64-linux-gnu", "/usr/local/go/pkg/tool", "/usr/lib/gcc", "/usr/libexec", "/usr/lib/jvm"}
+	for _, root := range roots {
+		if total >= limit {
+			break
+		}
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || total >= limit {
+				if d != nil && d.IsDir() && err == nil {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() {
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil || info.Size() < 64<<10 {
+				return nil
+			}
+			if f, err := elf.Open(p); err != nil {
+				return nil
+			} else {
+				f.Close()
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return nil
+			}
+			sum := sha256.Sum256(data)
+			if seen[sum] {
+				return nil
+			}
+			seen[sum] = true
+			name := strings.ReplaceAll(strings.TrimPrefix(p, "/"), "/", "__")
+			if err := os.WriteFile(filepath.Join(pkg, name), data, info.Mode().Perm()|0o600); err != nil {
+				return err
+			}
+			total += int64(len(data))
+			n++
+			return nil
+		})
+	}
+	if total < limit {
+		return 0, 0, fmt.Errorf("found only %d MiB of ELF files", total>>20)
+	}
+	di := filepath.Join(dir, "bench_payload-1.0.dist-info")
+	os.MkdirAll(di, 0o755)
+	os.WriteFile(filepath.Join(di, "METADATA"), []byte("Metadata-Version: 2.1\nName: bench-payload\nVersion: 1.0\n"), 0o644)
+	os.WriteFile(filepath.Join(di, "WHEEL"), []byte("Wheel-Version: 1.0\nGenerator: wheelbench\nRoot-Is-Purelib: false\nTag: py3-none-any\n"), 0o644)
+	return total, n, nil
+}
+
