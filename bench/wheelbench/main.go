@@ -23,8 +23,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strings"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mkrelease/mkrelease/wheel"
@@ -253,4 +253,3 @@ func makePayload(dir string, limit int64) (int64, int, error) {
 	os.WriteFile(filepath.Join(di, "WHEEL"), []byte("Wheel-Version: 1.0\nGenerator: wheelbench\nRoot-Is-Purelib: false\nTag: py3-none-any\n"), 0o644)
 	return total, n, nil
 }
-
