@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mkrelease/mkrelease/internal/pyfind"
 )
 
 // checkWheels runs the wheel checks of issue #3 on a built project.
@@ -111,10 +114,9 @@ func must(t *testing.T, dir string, env []string, name string, args ...string) s
 // the issue requires these interpreters.
 func pythonFor(t *testing.T, minor int) string {
 	t.Helper()
-	for _, p := range Pythons(t) {
-		out, err := exec.Command(p, "-c", "import sys; print(sys.version_info[1])").Output()
-		if err == nil && strings.TrimSpace(string(out)) == strconv.Itoa(minor) {
-			return p
+	for _, in := range pyfind.Find(context.Background(), pyfind.Options{}) {
+		if in.Minor == minor {
+			return in.Path
 		}
 	}
 	t.Fatalf("CPython 3.%d not found on PATH or under /root/.pyenv/versions", minor)

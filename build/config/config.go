@@ -33,6 +33,11 @@ type Config struct {
 	Toolchains []Toolchain `toml:"toolchain"`
 	Targets    []Target    `toml:"target"`
 	Wheels     []Wheel     `toml:"wheel"`
+	// Dependencies says where the wheels' third-party runtime dependencies
+	// come from.
+	Dependencies Dependencies `toml:"dependencies"`
+	// Bundle configures the offline install bundles.
+	Bundle Bundle `toml:"bundle"`
 
 	// File is the path of release.toml as the user named it (for messages).
 	File string `toml:"-"`
@@ -65,6 +70,29 @@ type Project struct {
 
 	// NormalizedName is the PEP 503 normalised Name.
 	NormalizedName string `toml:"-"`
+}
+
+// Dependencies locate the dependency closure: a lock with hashes, and
+// where its files are found.
+type Dependencies struct {
+	// Lock is a pylock.toml (PEP 751) or a pip requirements file in
+	// hash-checking mode, project-relative.
+	Lock string `toml:"lock"`
+	// FindLinks are folders (project-relative) or URLs holding wheels.
+	FindLinks []string `toml:"find_links"`
+	// Index is a PEP 503/691 simple index URL (http, https or file).
+	Index string `toml:"index"`
+}
+
+// Bundle configures the offline install bundle of each target.
+type Bundle struct {
+	// Changelog is the project's changelog (Markdown); the section for the
+	// release version becomes RELEASE_NOTES.md.
+	Changelog string `toml:"changelog"`
+	// Pythons are the CPython versions ("3.11") the bundles support: the
+	// support boundary, stated in INSTALL.md, checked by install.sh, and
+	// the interpreters the dependency closure is evaluated for.
+	Pythons []string `toml:"pythons"`
 }
 
 // Person is an author or maintainer.

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mkrelease/mkrelease/internal/suggest"
 	"github.com/pelletier/go-toml/v2"
 )
 
@@ -116,7 +117,7 @@ func decodeErrors(file string, err error) error {
 			e := &Error{File: file, Pos: Position{row, col}, Key: strings.Join(key, "."),
 				Msg: "unknown key"}
 			if valid := validKeys(key[:len(key)-1]); len(valid) > 0 {
-				if s := closest(key[len(key)-1], valid); s != "" {
+				if s := suggest.Closest(key[len(key)-1], valid); s != "" {
 					e.Hint = fmt.Sprintf("did you mean %q? valid keys here: %s", s, strings.Join(valid, ", "))
 				} else {
 					e.Hint = "valid keys here: " + strings.Join(valid, ", ")
@@ -232,35 +233,4 @@ func validKeys(path []string) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// closest returns the candidate within edit distance 2 of s, if any.
-func closest(s string, candidates []string) string {
-	best, bestD := "", 3
-	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

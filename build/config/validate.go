@@ -116,6 +116,40 @@ func (v *validator) config(c *Config) {
 		}
 	}
 
+	if d := c.Dependencies; d.Lock != "" || len(d.FindLinks) > 0 || d.Index != "" {
+		if d.Lock == "" {
+			v.errorf("dependencies.lock", `name the lock with hashes, e.g. lock = "deps/pylock.toml" (PEP 751) or "deps/requirements.txt" (pip --require-hashes)`, "find_links/index without a lock")
+		} else {
+			v.path("dependencies.lock", d.Lock)
+		}
+		if len(d.FindLinks) == 0 && d.Index == "" {
+			v.errorf("dependencies", "add find_links = [\"wheelhouse\"] or index = \"https://...\"", "a lock without find_links or index: nowhere to find its files")
+		}
+		for i, fl := range d.FindLinks {
+			if !isURL(fl) {
+				v.path(fmt.Sprintf("dependencies.find_links[%d]", i), fl)
+			}
+		}
+		if d.Index != "" {
+			if u, err := url.Parse(d.Index); err != nil || (u.Scheme != "https" && u.Scheme != "http" && u.Scheme != "file") {
+				v.errorf("dependencies.index", "a PEP 503/691 simple index URL: https://..., http://... or file:///...", "%q is not a supported index URL", d.Index)
+			}
+		}
+	}
+	if c.Bundle.Changelog != "" {
+		v.path("bundle.changelog", c.Bundle.Changelog)
+	}
+	seenPy := map[string]bool{}
+	for i, py := range c.Bundle.Pythons {
+		k := fmt.Sprintf("bundle.pythons[%d]", i)
+		if !pythonRE.MatchString(py) {
+			v.errorf(k, `CPython versions as "3.11"`, "invalid Python version %q", py)
+		} else if seenPy[py] {
+			v.errorf(k, "list each version once", "duplicate Python version %q", py)
+		}
+		seenPy[py] = true
+	}
+
 	wheels := map[string]bool{}
 	for i := range c.Wheels {
 		c.Wheels[i].Name = v.wheelName(fmt.Sprintf("wheel[%d].name", i), c.Wheels[i].Name, wheels)
@@ -127,6 +161,7 @@ func (v *validator) config(c *Config) {
 
 var (
 	tagRE       = regexp.MustCompile(`^[a-z0-9_.]+$`)
+	pythonRE    = regexp.MustCompile(`^3\.[0-9]{1,2}$`)
 	objectRefRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*(:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)?$`)
 	groupRE     = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 	dataSchemes = map[string]bool{"scripts": true, "data": true, "headers": true, "purelib": true, "platlib": true}

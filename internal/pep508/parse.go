@@ -3,6 +3,7 @@ package pep508
 import (
 	"errors"
 	"fmt"
+	"github.com/mkrelease/mkrelease/internal/suggest"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -539,42 +540,11 @@ func (p *parser) unknownVariable(start int, word string) error {
 			`e.g. python_version >= "3.9"`)
 	}
 	reason := fmt.Sprintf("unknown marker variable %q", word)
-	best, bestDist := "", 3
-	for _, v := range knownVariables() {
-		if d := editDistance(strings.ToLower(word), v, bestDist); d < bestDist {
-			best, bestDist = v, d
-		}
-	}
-	if best != "" {
+	if best := suggest.Closest(strings.ToLower(word), knownVariables()); best != "" {
 		return p.fail(start, reason, fmt.Sprintf("did you mean %s?", best))
 	}
 	return p.fail(start, reason, fmt.Sprintf("if it is a value, quote it: %q; the variables are %s",
 		word, strings.Join(knownVariables(), ", ")))
-}
-
-// editDistance returns the Levenshtein distance between a and b, or limit
-// if it is at least limit.
-func editDistance(a, b string, limit int) int {
-	if d := len(a) - len(b); d >= limit || -d >= limit {
-		return limit
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return min(prev[len(b)], limit)
 }
 
 // quoted reads a quoted string at p.pos and returns its contents.
