@@ -1,0 +1,219 @@
+package deps
+
+import (
+	"archive/zip"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/mkrelease/mkrelease/internal/pyname"
+	"github.com/mkrelease/mkrelease/wheel"
+)
+
+// Limits on license files read from a wheel.
+const (
+	maxLicenseFileBytes  = 1 << 20
+	maxLicenseTotalBytes = 8 << 20
+)
+
+// isFatalCheck reports whether findings of a wheel check make a wheel
+// unusable: damage, unsafe members, a RECORD that does not match, metadata
+// that is not the file name's. The other checks (file name spelling,
+// metadata style, case collisions, WHEEL's tag list) often fail for wheels
+// built by older tools; their findings are reported as warnings.
+func isFatalCheck(id string) bool {
+	switch id {
+	case wheel.CheckZip, wheel.CheckUnsafePath, wheel.CheckSymlink, wheel.CheckSpecialFile,
+		wheel.CheckDuplicate, wheel.CheckDistInfo, wheel.CheckData, wheel.CheckBomb,
+		wheel.CheckRecord, wheel.CheckRecordDuplicate, wheel.CheckUnlisted, wheel.CheckMissing,
+		wheel.CheckRecordHash, wheel.CheckRecordSize, wheel.CheckWheelFile,
+		wheel.CheckNameMismatch, wheel.CheckVersionMismatch:
+		return true
+	}
+	return false
+}
+
+// LicenseFile is a license document found in a wheel.
+type LicenseFile struct {
+	// Path is the member's path in the wheel, e.g.
+	// "pip-23.0.1.dist-info/LICENSE.txt".
+	Path string
+	// Data is the member's content; nil when it is larger than 1 MiB (or
+	// the wheel's license files exceed 8 MiB together), which a finding
+	// reports.
+	Data []byte
+}
+
+// License is what a wheel's core metadata says about its license.
+type License struct {
+	// Expression is License-Expression (metadata 2.4, an SPDX expression).
+	Expression string
+	// Text is the deprecated free-text License field.
+	Text string
+	// Classifiers are the "License ::" classifiers.
+	Classifiers []string
+}
+
+// People is who a wheel's core metadata names, for the SBOM's supplier
+// and originator.
+type People struct {
+	Author, AuthorEmail, Maintainer, MaintainerEmail string
+}
+
+// wheelInfo is what Resolve reads from a verified wheel.
+type wheelInfo struct {
+	fn           wheel.Filename
+	meta         *wheel.Metadata
+	metaSHA256   string
+	licenses     []LicenseFile
+	findings     []string
+	requiresDist []string
+}
+
+// readWheel checks the wheel at p and reads its metadata and license
+// files.
+func readWheel(p string) (*wheelInfo, error) {
+	rep, err := wheel.Check(p)
+	if err != nil {
+		return nil, err
+	}
+	var fatal []string
+	info := &wheelInfo{fn: rep.Name, meta: rep.Metadata}
+	for _, f := range rep.Findings {
+		if isFatalCheck(f.Check) {
+			fatal = append(fatal, f.String())
+		} else {
+			info.findings = append(info.findings, f.String())
+		}
+	}
+	if len(fatal) > 0 {
+		return nil, fmt.Errorf("%s", strings.Join(fatal, "; "))
+	}
+	if info.meta == nil {
+		return nil, fmt.Errorf("METADATA is missing or unreadable")
+	}
+	info.requiresDist = info.meta.RequiresDist
+	zr, err := zip.OpenReader(p)
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	distInfo := ""
+	for _, f := range zr.File {
+		top, _, ok := strings.Cut(f.Name, "/")
+		if ok && strings.HasSuffix(top, ".dist-info") {
+			name, _, _ := strings.Cut(strings.TrimSuffix(top, ".dist-info"), "-")
+			if pyname.Normalize(name) == pyname.Normalize(rep.Name.Distribution) {
+				distInfo = top
+				break
+			}
+		}
+	}
+	named := map[string]bool{}
+	for _, lf := range info.meta.LicenseFiles {
+		named[distInfo+"/licenses/"+lf] = true
+		named[distInfo+"/"+lf] = true
+	}
+	total := 0
+	for _, f := range zr.File {
+		if f.Name == distInfo+"/METADATA" {
+			data, err := readMember(f, 64<<20)
+			if err != nil {
+				return nil, err
+			}
+			sum := sha256.Sum256(data)
+			info.metaSHA256 = hex.EncodeToString(sum[:])
+			continue
+		}
+		if strings.HasSuffix(f.Name, "/") || !isLicenseMember(distInfo, f.Name, named) {
+			continue
+		}
+		lf := LicenseFile{Path: f.Name}
+		if f.UncompressedSize64 <= maxLicenseFileBytes && total+int(f.UncompressedSize64) <= maxLicenseTotalBytes {
+			data, err := readMember(f, maxLicenseFileBytes)
+			if err != nil {
+				return nil, err
+			}
+			lf.Data = data
+			total += len(data)
+		} else {
+			info.findings = append(info.findings, fmt.Sprintf("license file %s is too large to include (limit %d bytes per file, %d in all)", f.Name, maxLicenseFileBytes, maxLicenseTotalBytes))
+		}
+		info.licenses = append(info.licenses, lf)
+	}
+	slices.SortFunc(info.licenses, func(a, b LicenseFile) int { return strings.Compare(a.Path, b.Path) })
+	return info, nil
+}
+
+// isLicenseMember reports whether name is a license document of the
+// .dist-info folder: anything under licenses/ (PEP 639), a file named by a
+// License-File field, or a LICENSE*, LICENCE*, COPYING*, NOTICE* or
+// AUTHORS* file directly in the folder (where setuptools put them before
+// metadata 2.4).
+func isLicenseMember(distInfo, name string, named map[string]bool) bool {
+	if distInfo == "" {
+		return false
+	}
+	rest, ok := strings.CutPrefix(name, distInfo+"/")
+	if !ok {
+		return false
+	}
+	if named[name] || strings.HasPrefix(rest, "licenses/") {
+		return true
+	}
+	if strings.Contains(rest, "/") {
+		return false
+	}
+	upper := strings.ToUpper(path.Base(rest))
+	for _, prefix := range []string{"LICENSE", "LICENCE", "COPYING", "NOTICE", "AUTHORS"} {
+		if strings.HasPrefix(upper, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func readMember(f *zip.File, limit int64) ([]byte, error) {
+	rc, err := f.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", f.Name, limit)
+	}
+	return data, nil
+}
+
+// licenseOf collects the license fields of m.
+func licenseOf(m *wheel.Metadata) License {
+	l := License{Expression: m.LicenseExpression, Text: m.License}
+	for _, c := range m.Classifiers {
+		if strings.HasPrefix(c, "License ::") {
+			l.Classifiers = append(l.Classifiers, c)
+		}
+	}
+	return l
+}
+
+// peopleOf collects the author and maintainer fields of m.
+func peopleOf(m *wheel.Metadata) People {
+	first := func(field string) string {
+		if vs := m.Values(field); len(vs) > 0 {
+			return vs[0]
+		}
+		return ""
+	}
+	return People{
+		Author: first("Author"), AuthorEmail: first("Author-email"),
+		Maintainer: first("Maintainer"), MaintainerEmail: first("Maintainer-email"),
+	}
+}

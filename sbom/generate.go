@@ -1,0 +1,631 @@
+package sbom
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	spdxjson "github.com/spdx/tools-golang/json"
+	"github.com/spdx/tools-golang/spdx/v2/common"
+	"github.com/spdx/tools-golang/spdx/v2/v2_3"
+
+	"github.com/mkrelease/mkrelease/internal/pyname"
+	"github.com/mkrelease/mkrelease/internal/spdxexpr"
+)
+
+// NamespacePrefix starts every documentNamespace Generate writes.
+const NamespacePrefix = "https://mkrelease.dev/spdx/"
+
+const (
+	documentID = common.ElementID("DOCUMENT")
+	zeroDigest = "0000000000000000000000000000000000000000000000000000000000000000"
+)
+
+// Generate returns the SPDX 2.3 JSON document of r: deterministic (the order
+// of r's slices does not matter), with a trailing newline, and with the
+// content-derived namespace the package documentation defines. It refuses
+// an incomplete or inconsistent r with every problem found, each an *Error.
+func Generate(r Release) ([]byte, error) {
+	doc, err := build(r)
+	if err != nil {
+		return nil, err
+	}
+	prefix := NamespacePrefix + idPart(r.Name) + "-" + idPart(r.Version) + "-"
+	doc.DocumentNamespace = prefix + zeroDigest
+	draft, err := render(doc)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(draft)
+	doc.DocumentNamespace = prefix + hex.EncodeToString(sum[:])
+	return render(doc)
+}
+
+// render writes doc with tools-golang's JSON writer: two-space indent, no
+// HTML escaping, the encoder's trailing newline.
+func render(doc *v2_3.Document) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := spdxjson.Write(doc, &buf, spdxjson.Indent("  "), spdxjson.EscapeHTML(false)); err != nil {
+		return nil, fmt.Errorf("sbom: write SPDX JSON: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+type relKey struct {
+	a   common.ElementID
+	typ string
+	b   common.ElementID
+}
+
+type builder struct {
+	doc     *v2_3.Document
+	release common.ElementID
+	ids     map[common.ElementID]string // → the field that defined it
+	rels    map[relKey]string           // → comment
+	errs    []error
+}
+
+func (b *builder) fail(field, format string, args ...any) {
+	b.errs = append(b.errs, &Error{Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// claim registers id for the element at field; false when another element
+// already has it.
+func (b *builder) claim(id common.ElementID, field string) bool {
+	if other, ok := b.ids[id]; ok {
+		b.fail(field, "SPDX identifier SPDXRef-%s is also that of %s (names coincide once sanitised to [A-Za-z0-9.-]); rename one", id, other)
+		return false
+	}
+	b.ids[id] = field
+	return true
+}
+
+func (b *builder) relate(a common.ElementID, typ string, c common.ElementID, comment string) {
+	k := relKey{a, typ, c}
+	if _, ok := b.rels[k]; !ok {
+		b.rels[k] = comment
+	}
+}
+
+func (b *builder) addPackage(p *v2_3.Package) { b.doc.Packages = append(b.doc.Packages, p) }
+func (b *builder) addFile(f *v2_3.File)       { b.doc.Files = append(b.doc.Files, f) }
+
+// label names the i-th element of a list in a field path: by name when it
+// has one, else by index.
+func label(list, name string, i int) string {
+	if name != "" {
+		return fmt.Sprintf("%s[%q]", list, name)
+	}
+	return fmt.Sprintf("%s[%d]", list, i)
+}
+
+func build(r Release) (*v2_3.Document, error) {
+	b := &builder{
+		ids:  map[common.ElementID]string{documentID: "the document"},
+		rels: map[relKey]string{},
+	}
+	if !singleLine(r.Name) || !singleLine(r.Version) {
+		b.fail("name/version", "the release's name and version are required (got %q %q)", r.Name, r.Version)
+	}
+	if !singleLine(r.Tool) {
+		b.fail("tool", "the generating tool and its version are required, e.g. \"mkrelease-0.1.0-dev\" (the SBOM's author, an NTIA minimum element)")
+	}
+	if r.Created <= 0 {
+		b.fail("created", "%d is not a SOURCE_DATE_EPOCH: pass the release's epoch in seconds (never the wall clock)", r.Created)
+	}
+	license := b.license("license", r.License, noAssertion)
+	supplier := b.supplier("supplier", r.Supplier)
+
+	creators := []common.Creator{{CreatorType: "Tool", Creator: strings.TrimSpace(r.Tool)}}
+	ownSupplier := "" // what the release's own wheels inherit
+	if supplier.SupplierType != "" {
+		creators = append(creators, common.Creator{CreatorType: supplier.SupplierType, Creator: supplier.Supplier})
+		ownSupplier = supplier.SupplierType + ": " + supplier.Supplier
+	}
+	b.doc = &v2_3.Document{
+		SPDXVersion:    v2_3.Version,
+		DataLicense:    v2_3.DataLicense,
+		SPDXIdentifier: documentID,
+		DocumentName:   r.Name + "-" + r.Version,
+		DocumentComment: "SBOM of the release " + r.Name + " " + r.Version + ", written by " + strings.TrimSpace(r.Tool) +
+			". The documentNamespace ends with the SHA-256 of this file as written, with those 64 hex digits replaced by 64 '0' characters.",
+		CreationInfo: &v2_3.CreationInfo{
+			Creators: creators,
+			Created:  time.Unix(r.Created, 0).UTC().Format(time.RFC3339),
+		},
+	}
+
+	b.release = common.ElementID(joinID("Package", "release", r.Name, r.Version))
+	b.claim(b.release, "the release")
+	b.addPackage(&v2_3.Package{
+		PackageName:             r.Name,
+		PackageSPDXIdentifier:   b.release,
+		PackageVersion:          r.Version,
+		PackageSupplier:         supplier,
+		PackageDownloadLocation: noAssertion,
+		FilesAnalyzed:           false,
+		PackageLicenseConcluded: noAssertion,
+		PackageLicenseDeclared:  license,
+		PackageCopyrightText:    noAssertion,
+		PackageComment:          "The release: it CONTAINS its wheels for every target and is GENERATED_FROM its pinned sources and overlays.",
+	})
+	b.relate(documentID, common.TypeRelationshipDescribe, b.release, "")
+
+	targets := map[string][]common.ElementID{} // target → its own wheels
+	for i, t := range r.Targets {
+		field := label("targets", t.Name, i)
+		if !singleLine(t.Name) {
+			b.fail(field, "a target needs a name")
+			continue
+		}
+		if _, dup := targets[t.Name]; dup {
+			b.fail(field, "target %q appears twice", t.Name)
+			continue
+		}
+		targets[t.Name] = b.target(field, t, license, ownSupplier)
+	}
+
+	sources := map[string]common.ElementID{} // "" for a source refused
+	for i, s := range r.Sources {
+		field := label("sources", s.Name, i)
+		if _, dup := sources[s.Name]; dup {
+			b.fail(field, "source %q appears twice", s.Name)
+			continue
+		}
+		id, _ := b.source(field, s)
+		sources[s.Name] = id
+		if id != "" {
+			b.relate(b.release, common.TypeRelationshipGeneratedFrom, id, "")
+		}
+	}
+	for i, o := range r.Overlays {
+		b.overlay(label("overlays", o.Name, i), o, sources)
+	}
+	for i, tc := range r.Toolchains {
+		b.toolchain(label("toolchains", tc.Name, i), tc, targets)
+	}
+
+	if len(b.errs) > 0 {
+		return nil, errors.Join(b.errs...)
+	}
+	b.finish()
+	return b.doc, nil
+}
+
+// target adds the wheels, dependencies and bundle of t and returns the ids
+// of its own wheels.
+func (b *builder) target(field string, t Target, releaseLicense, releaseSupplier string) []common.ElementID {
+	// A name may stand for several wheel files (one per Python version of
+	// the target); each file is its own package, and a requirement on the
+	// name points at all of them.
+	files := map[string]int{}
+	for _, p := range append(append([]Package(nil), t.Wheels...), t.Dependencies...) {
+		files[pyname.Normalize(p.Name)]++
+	}
+	byName := map[string][]common.ElementID{}
+	seenFile := map[string]bool{}
+	var own, all []common.ElementID
+	type edge struct {
+		field string
+		from  common.ElementID
+		names []string
+	}
+	var edges []edge
+	deps := map[common.ElementID]bool{} // dependency → has a requirer
+	add := func(kind, list string, i int, p Package, defLicense, defSupplier string) {
+		pf := field + "." + label(list, p.Name, i)
+		name := pyname.Normalize(p.Name)
+		if seenFile[name+"\x00"+p.FileName] && name != "" {
+			b.fail(pf, "%s (%s) is listed twice among the target's wheels and dependencies", name, p.FileName)
+			return
+		}
+		seenFile[name+"\x00"+p.FileName] = true
+		id, ok := b.wheel(pf, kind, t.Name, p, defLicense, defSupplier, files[name] > 1)
+		byName[name] = append(byName[name], id) // "" for a package refused: requiring it is no further error
+		if !ok {
+			return
+		}
+		all = append(all, id)
+		edges = append(edges, edge{pf, id, p.DependsOn})
+		if kind == "wheel" {
+			own = append(own, id)
+			b.relate(b.release, common.TypeRelationshipContains, id, "")
+		} else {
+			deps[id] = false
+		}
+	}
+	for i, p := range t.Wheels {
+		add("wheel", "wheels", i, p, releaseLicense, releaseSupplier)
+	}
+	for i, p := range t.Dependencies {
+		add("dependency", "dependencies", i, p, noAssertion, "")
+	}
+	for _, e := range edges {
+		for _, n := range e.names {
+			tos, ok := byName[pyname.Normalize(n)]
+			if !ok {
+				b.fail(e.field+".dependsOn", "%q is not among the wheels and dependencies of target %q: add it to the closure or drop the requirement", n, t.Name)
+				continue
+			}
+			for _, to := range tos {
+				switch to {
+				case "":
+					// refused; its own error says why
+				case e.from:
+					b.fail(e.field+".dependsOn", "a package cannot depend on itself")
+				default:
+					b.relate(e.from, common.TypeRelationshipDependsOn, to, "")
+					if _, isDep := deps[to]; isDep {
+						deps[to] = true
+					}
+				}
+			}
+		}
+	}
+	for id, required := range deps {
+		if !required {
+			b.relate(b.release, common.TypeRelationshipDependsOn, id,
+				"in the dependency closure of target "+t.Name+"; no package of this document records requiring it")
+		}
+	}
+	if t.Bundle != nil {
+		bf := field + ".bundle"
+		id := common.ElementID(joinID("File", "bundle", t.Name))
+		if f, ok := b.file(bf, "name", id, t.Bundle.Name, t.Bundle.SHA1, t.Bundle.SHA256); ok && b.claim(id, bf) {
+			f.FileTypes = []string{"ARCHIVE"}
+			f.FileComment = "Offline install bundle of target " + t.Name + "."
+			b.addFile(f)
+			b.relate(documentID, common.TypeRelationshipDescribe, id, "")
+			for _, w := range all {
+				b.relate(id, common.TypeRelationshipContains, w, "")
+			}
+		}
+	}
+	return own
+}
+
+// wheel adds one wheel package (kind "wheel" or "dependency").
+// perFile adds the wheel's tags to its id, for a name with several files.
+func (b *builder) wheel(field, kind, target string, p Package, defLicense, defSupplier string, perFile bool) (common.ElementID, bool) {
+	ok := true
+	if err := pyname.Valid(p.Name); err != nil {
+		b.fail(field+".name", "%v", err)
+		return "", false
+	}
+	name := pyname.Normalize(p.Name)
+	if !singleLine(p.Version) || strings.ContainsAny(p.Version, " \t") {
+		b.fail(field+".version", "version %q: a wheel's version is required", p.Version)
+		ok = false
+	}
+	if !singleLine(p.FileName) || strings.ContainsAny(p.FileName, "/\\") {
+		b.fail(field+".fileName", "file name %q: the wheel's base name is required", p.FileName)
+		ok = false
+	}
+	if !isHex(p.SHA256, 64) {
+		b.fail(field+".sha256", "%q is not a SHA-256 in lower-case hex: every wheel needs its checksum (an NTIA minimum element)", p.SHA256)
+		ok = false
+	}
+	lic := defLicense
+	if p.License != "" {
+		lic = b.license(field+".license", p.License, noAssertion)
+	}
+	supplierText := p.Supplier
+	if supplierText == "" {
+		supplierText = defSupplier
+	}
+	supplier := b.supplier(field+".supplier", supplierText)
+	loc, msg := wheelLocation(p.DownloadLocation)
+	if msg != "" {
+		b.fail(field+".downloadLocation", "%s", msg)
+		ok = false
+	}
+	id := common.ElementID(joinID("Package", kind, target, name, p.Version))
+	if perFile {
+		tags := strings.TrimSuffix(p.FileName, ".whl")
+		if parts := strings.SplitN(tags, "-", 3); len(parts) == 3 {
+			tags = parts[2]
+		}
+		id = common.ElementID(joinID("Package", kind, target, name, p.Version, tags))
+	}
+	if !ok || !b.claim(id, field) {
+		return "", false
+	}
+	comment := "Wheel of the release for target " + target + "."
+	if kind == "dependency" {
+		comment = "Dependency wheel in the closure of target " + target + "."
+	}
+	b.addPackage(&v2_3.Package{
+		PackageName:             name,
+		PackageSPDXIdentifier:   id,
+		PackageVersion:          p.Version,
+		PackageFileName:         p.FileName,
+		PackageSupplier:         supplier,
+		PackageDownloadLocation: loc,
+		FilesAnalyzed:           false,
+		PackageChecksums:        []common.Checksum{{Algorithm: common.SHA256, Value: p.SHA256}},
+		PackageLicenseConcluded: noAssertion,
+		PackageLicenseDeclared:  lic,
+		PackageCopyrightText:    noAssertion,
+		PackageComment:          comment,
+		PackageExternalReferences: []*v2_3.PackageExternalReference{{
+			Category: common.CategoryPackageManager,
+			RefType:  common.TypePackageManagerPURL,
+			Locator:  "pkg:pypi/" + name + "@" + purlVersion(p.Version),
+		}},
+	})
+	return id, true
+}
+
+// file makes a document-level File with its SHA1 and SHA256 (§8.4) or
+// reports why it cannot.
+func (b *builder) file(field, nameField string, id common.ElementID, name, sha1, sha256 string) (*v2_3.File, bool) {
+	ok := true
+	if m := checkProjectPath(name); m != "" {
+		b.fail(field+"."+nameField, "%s", m)
+		ok = false
+	}
+	if !isHex(sha256, 64) {
+		b.fail(field+".sha256", "%q is not a SHA-256 in lower-case hex", sha256)
+		ok = false
+	}
+	if !isHex(sha1, 40) {
+		b.fail(field+".sha1", "%q is not a SHA-1 in lower-case hex: SPDX 2.3 §8.4 requires a SHA1 checksum on every File; hash the file with SHA-1 too", sha1)
+		ok = false
+	}
+	if !ok {
+		return nil, false
+	}
+	return &v2_3.File{
+		FileName:           "./" + name,
+		FileSPDXIdentifier: id,
+		Checksums: []common.Checksum{
+			{Algorithm: common.SHA1, Value: sha1},
+			{Algorithm: common.SHA256, Value: sha256},
+		},
+		LicenseConcluded:   noAssertion,
+		LicenseInfoInFiles: []string{noAssertion},
+		FileCopyrightText:  noAssertion,
+	}, true
+}
+
+func treeRef(tree, comment string) *v2_3.PackageExternalReference {
+	return &v2_3.PackageExternalReference{
+		Category:           common.CategoryOther,
+		RefType:            "dirhash-h1",
+		Locator:            tree,
+		ExternalRefComment: comment,
+	}
+}
+
+func (b *builder) source(field string, s Source) (common.ElementID, bool) {
+	ok := true
+	if !singleLine(s.Name) {
+		b.fail(field+".name", "a source needs a name")
+		return "", false
+	}
+	version := s.Tree
+	switch s.Kind {
+	case SourceLocal:
+	case SourceGit:
+		if !isHex(s.Commit, 40) && !isHex(s.Commit, 64) {
+			b.fail(field+".commit", "%q is not a full commit id in lower-case hex: a git source is pinned by its commit", s.Commit)
+			ok = false
+		}
+		version = s.Commit
+	case SourceArchive:
+		if !isHex(s.SHA256, 64) {
+			b.fail(field+".sha256", "%q is not a SHA-256 in lower-case hex: an archive source is pinned by its digest", s.SHA256)
+			ok = false
+		}
+	default:
+		b.fail(field+".kind", "%q: want %q, %q or %q", s.Kind, SourceLocal, SourceGit, SourceArchive)
+		return "", false
+	}
+	if !isH1(s.Tree) {
+		b.fail(field+".tree", "%q is not an h1: tree hash: pass the tree hash release.lock records", s.Tree)
+		ok = false
+	}
+	loc, info, msg := sourceLocation(s)
+	if msg != "" {
+		b.fail(field+".location", "%s", msg)
+		ok = false
+	}
+	id := common.ElementID(joinID("Package", "source", s.Name))
+	if !ok || !b.claim(id, field) {
+		return "", false
+	}
+	p := &v2_3.Package{
+		PackageName:               s.Name,
+		PackageSPDXIdentifier:     id,
+		PackageVersion:            version,
+		PackageSupplier:           &common.Supplier{Supplier: noAssertion},
+		PackageDownloadLocation:   loc,
+		FilesAnalyzed:             false,
+		PackageSourceInfo:         info,
+		PackageLicenseConcluded:   noAssertion,
+		PackageLicenseDeclared:    noAssertion,
+		PackageCopyrightText:      noAssertion,
+		PackageComment:            "Pinned " + s.Kind + " source " + s.Name + ", before overlays.",
+		PackageExternalReferences: []*v2_3.PackageExternalReference{treeRef(s.Tree, "golang.org/x/mod/sumdb/dirhash Hash1 of the pinned tree")},
+		PrimaryPackagePurpose:     "SOURCE",
+	}
+	if s.Kind == SourceArchive {
+		p.PackageChecksums = []common.Checksum{{Algorithm: common.SHA256, Value: s.SHA256}}
+	}
+	b.addPackage(p)
+	return id, true
+}
+
+func (b *builder) overlay(field string, o Overlay, sources map[string]common.ElementID) {
+	if !singleLine(o.Name) {
+		b.fail(field+".name", "an overlay needs a name")
+		return
+	}
+	src, ok := sources[o.Source]
+	if !ok {
+		b.fail(field+".source", "%q names no source of this release", o.Source)
+		return
+	}
+	// src is "" when the source was refused: its own error says why, and
+	// no document is written, so the overlay is still checked.
+	if o.Tree != "" {
+		if m := checkProjectPath(o.Path); m != "" {
+			b.fail(field+".path", "%s", m)
+			return
+		}
+	}
+	if o.Result != "" && !isH1(o.Result) {
+		b.fail(field+".result", "%q is not an h1: tree hash", o.Result)
+		return
+	}
+	comment := "Overlay " + o.Name + " of source " + o.Source + "."
+	if o.Result != "" {
+		comment += " Source tree after it: " + o.Result + "."
+	}
+	var id common.ElementID
+	switch {
+	case o.Tree != "" && o.SHA256 == "" && o.SHA1 == "":
+		if !isH1(o.Tree) {
+			b.fail(field+".tree", "%q is not an h1: tree hash", o.Tree)
+			return
+		}
+		id = common.ElementID(joinID("Package", "overlay", o.Source, o.Name))
+		if !b.claim(id, field) {
+			return
+		}
+		b.addPackage(&v2_3.Package{
+			PackageName:               o.Name,
+			PackageSPDXIdentifier:     id,
+			PackageVersion:            o.Tree,
+			PackageSupplier:           &common.Supplier{Supplier: noAssertion},
+			PackageDownloadLocation:   noAssertion,
+			FilesAnalyzed:             false,
+			PackageSourceInfo:         "overlay folder " + o.Path + " of the project",
+			PackageLicenseConcluded:   noAssertion,
+			PackageLicenseDeclared:    noAssertion,
+			PackageCopyrightText:      noAssertion,
+			PackageComment:            comment,
+			PackageExternalReferences: []*v2_3.PackageExternalReference{treeRef(o.Tree, "golang.org/x/mod/sumdb/dirhash Hash1 of the overlay folder")},
+			PrimaryPackagePurpose:     "SOURCE",
+		})
+	case o.Tree == "":
+		id = common.ElementID(joinID("File", "overlay", o.Source, o.Name))
+		f, ok := b.file(field, "path", id, o.Path, o.SHA1, o.SHA256)
+		if !ok || !b.claim(id, field) {
+			return
+		}
+		f.FileTypes = []string{"SOURCE"}
+		f.FileComment = comment
+		b.addFile(f)
+	default:
+		b.fail(field, "give the patch file's sha256 and sha1, or the overlay folder's tree hash, not both")
+		return
+	}
+	b.relate(id, common.TypeRelationshipPatchFor, src, "")
+	b.relate(b.release, common.TypeRelationshipGeneratedFrom, id, "")
+}
+
+func (b *builder) toolchain(field string, tc Toolchain, targets map[string][]common.ElementID) {
+	if !singleLine(tc.Name) || !singleLine(tc.Version) {
+		b.fail(field, "a toolchain needs a name and a version (got %q %q)", tc.Name, tc.Version)
+		return
+	}
+	users := []common.ElementID{b.release}
+	id := common.ElementID(joinID("Package", "toolchain", tc.Name))
+	comment := "Toolchain for every target."
+	if tc.Target != "" {
+		wheels, described := targets[tc.Target]
+		if !described {
+			return // it built nothing this document describes
+		}
+		if len(wheels) > 0 {
+			users = wheels
+		}
+		id = common.ElementID(joinID("Package", "toolchain", tc.Target, tc.Name))
+		comment = "Toolchain for target " + tc.Target + "."
+	}
+	if !b.claim(id, field) {
+		return
+	}
+	b.addPackage(&v2_3.Package{
+		PackageName:             tc.Name,
+		PackageSPDXIdentifier:   id,
+		PackageVersion:          tc.Version,
+		PackageSupplier:         &common.Supplier{Supplier: noAssertion},
+		PackageDownloadLocation: noAssertion,
+		FilesAnalyzed:           false,
+		PackageLicenseConcluded: noAssertion,
+		PackageLicenseDeclared:  noAssertion,
+		PackageCopyrightText:    noAssertion,
+		PackageComment:          comment,
+		PrimaryPackagePurpose:   "APPLICATION",
+	})
+	for _, u := range users {
+		b.relate(id, common.TypeRelationshipBuildToolOf, u, "")
+	}
+}
+
+// license returns expr checked as an SPDX license expression, or def when
+// expr is empty.
+func (b *builder) license(field, expr, def string) string {
+	switch expr {
+	case "":
+		return def
+	case noAssertion, "NONE":
+		return expr
+	}
+	if err := spdxexpr.Check(expr); err != nil {
+		b.fail(field, "%v", err)
+		return def
+	}
+	return expr
+}
+
+// supplier parses "Person: NAME (EMAIL)" or "Organization: NAME (EMAIL)";
+// "" and NOASSERTION give NOASSERTION.
+func (b *builder) supplier(field, s string) *common.Supplier {
+	s = strings.TrimSpace(s)
+	if s == "" || s == noAssertion {
+		return &common.Supplier{Supplier: noAssertion}
+	}
+	typ, who, ok := strings.Cut(s, ":")
+	who = strings.TrimSpace(who)
+	if !ok || (typ != "Person" && typ != "Organization") || !singleLine(who) {
+		b.fail(field, "%q: write \"Person: NAME (EMAIL)\" or \"Organization: NAME (EMAIL)\" (SPDX 2.3 §7.5), or leave it empty for NOASSERTION", s)
+		return &common.Supplier{Supplier: noAssertion}
+	}
+	return &common.Supplier{SupplierType: typ, Supplier: who}
+}
+
+// finish sorts packages and files by identifier and writes the
+// relationships in (element, type, related element) order.
+func (b *builder) finish() {
+	slices.SortFunc(b.doc.Packages, func(x, y *v2_3.Package) int {
+		return cmp.Compare(x.PackageSPDXIdentifier, y.PackageSPDXIdentifier)
+	})
+	slices.SortFunc(b.doc.Files, func(x, y *v2_3.File) int {
+		return cmp.Compare(x.FileSPDXIdentifier, y.FileSPDXIdentifier)
+	})
+	keys := make([]relKey, 0, len(b.rels))
+	for k := range b.rels {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(x, y relKey) int {
+		return cmp.Or(cmp.Compare(x.a, y.a), cmp.Compare(x.typ, y.typ), cmp.Compare(x.b, y.b))
+	})
+	b.doc.Relationships = make([]*v2_3.Relationship, len(keys))
+	for i, k := range keys {
+		b.doc.Relationships[i] = &v2_3.Relationship{
+			RefA:                common.MakeDocElementID("", string(k.a)),
+			RefB:                common.MakeDocElementID("", string(k.b)),
+			Relationship:        k.typ,
+			RelationshipComment: b.rels[k],
+		}
+	}
+}

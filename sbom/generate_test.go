@@ -1,0 +1,376 @@
+package sbom
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.spdx.json from the current output")
+
+func generate(t *testing.T, r Release) []byte {
+	t.Helper()
+	out, err := Generate(r)
+	if err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	return out
+}
+
+// TestGolden pins the exact bytes of the realistic document; rerun with
+// -update after an intended change and review the diff.
+func TestGolden(t *testing.T) {
+	out := generate(t, realistic())
+	golden := filepath.Join("testdata", "vexl-0.3.0.spdx.json")
+	if *update {
+		if err := os.WriteFile(golden, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./sbom -run TestGolden -update)", err)
+	}
+	if !bytes.Equal(out, want) {
+		t.Errorf("output differs from %s; rerun with -update and review the diff", golden)
+	}
+	if !bytes.HasSuffix(out, []byte("}\n")) || bytes.HasSuffix(out, []byte("\n\n")) {
+		t.Errorf("output does not end with exactly one newline")
+	}
+}
+
+// shuffled is realistic() with every slice in another order.
+func shuffled(seed uint64) Release {
+	rng := rand.New(rand.NewPCG(seed, seed^0x5eed))
+	shuffle := func(n int, swap func(i, j int)) { rng.Shuffle(n, swap) }
+	r := realistic()
+	shuffle(len(r.Targets), func(i, j int) { r.Targets[i], r.Targets[j] = r.Targets[j], r.Targets[i] })
+	shuffle(len(r.Sources), func(i, j int) { r.Sources[i], r.Sources[j] = r.Sources[j], r.Sources[i] })
+	shuffle(len(r.Overlays), func(i, j int) { r.Overlays[i], r.Overlays[j] = r.Overlays[j], r.Overlays[i] })
+	shuffle(len(r.Toolchains), func(i, j int) { r.Toolchains[i], r.Toolchains[j] = r.Toolchains[j], r.Toolchains[i] })
+	for ti := range r.Targets {
+		t := &r.Targets[ti]
+		for _, ps := range [][]Package{t.Wheels, t.Dependencies} {
+			shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
+			for k := range ps {
+				d := ps[k].DependsOn
+				shuffle(len(d), func(i, j int) { d[i], d[j] = d[j], d[i] })
+			}
+		}
+	}
+	return r
+}
+
+func TestDeterministic(t *testing.T) {
+	want := generate(t, realistic())
+	if again := generate(t, realistic()); !bytes.Equal(again, want) {
+		t.Fatal("two runs over the same input differ")
+	}
+	for seed := uint64(1); seed <= 20; seed++ {
+		if got := generate(t, shuffled(seed)); !bytes.Equal(got, want) {
+			t.Fatalf("input order (seed %d) changed the output", seed)
+		}
+	}
+	// A repeated requirement is one relationship.
+	r := realistic()
+	r.Targets[0].Wheels[1].DependsOn = append(r.Targets[0].Wheels[1].DependsOn, "vexl-compiler", "Packaging")
+	if got := generate(t, r); !bytes.Equal(got, want) {
+		t.Error("a repeated DependsOn name changed the output")
+	}
+}
+
+// namespaceOf recomputes the namespace by the documented rule: the
+// SHA-256 of the document with the namespace's 64 hex digits replaced by
+// "0"s.
+func namespaceOf(t *testing.T, out []byte) (got, want string) {
+	t.Helper()
+	var doc struct {
+		Namespace string `json:"documentNamespace"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	got = doc.Namespace
+	prefix := "https://mkrelease.dev/spdx/vexl-0.3.0-"
+	if !strings.HasPrefix(got, prefix) || len(got) != len(prefix)+64 {
+		t.Fatalf("namespace %q is not %s<64 hex>", got, prefix)
+	}
+	draft := bytes.Replace(out, []byte(got), []byte(prefix+strings.Repeat("0", 64)), 1)
+	sum := sha256.Sum256(draft)
+	return got, prefix + hex.EncodeToString(sum[:])
+}
+
+func TestNamespace(t *testing.T) {
+	out := generate(t, realistic())
+	got, want := namespaceOf(t, out)
+	if got != want {
+		t.Fatalf("namespace = %s, want %s (sha256 of the document with zeros in place of the digest)", got, want)
+	}
+	if err := CheckNamespace(out); err != nil {
+		t.Errorf("CheckNamespace(output) = %v", err)
+	}
+
+	changed := realistic()
+	changed.Targets[1].Dependencies[1].SHA256 = sum256("another packaging wheel")
+	out2 := generate(t, changed)
+	got2, want2 := namespaceOf(t, out2)
+	if got2 != want2 {
+		t.Fatalf("changed document: namespace = %s, want %s", got2, want2)
+	}
+	if got2 == got {
+		t.Error("changing one checksum left the namespace unchanged")
+	}
+}
+
+func TestIdentifiers(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"linux-x86_64", "linux-x86-64"},
+		{"1.0+cpu", "1.0-cpu"},
+		{"a b/c", "a-b-c"},
+		{"Vexl.Compiler-2", "Vexl.Compiler-2"},
+		{"é", "--"}, // each byte outside the set
+	} {
+		if got := idPart(tc.in); got != tc.want {
+			t.Errorf("idPart(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"0.3.0", "0.3.0"},
+		{"1.0+cpu.2", "1.0%2Bcpu.2"},
+		{"1!2.0", "1%212.0"},
+	} {
+		if got := purlVersion(tc.in); got != tc.want {
+			t.Errorf("purlVersion(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	s, err := Parse(generate(t, realistic()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, p := range s.Packages {
+		ids = append(ids, p.ID)
+	}
+	for _, f := range s.Files {
+		ids = append(ids, f.ID)
+	}
+	for _, want := range []string{
+		"SPDXRef-Package-release-vexl-0.3.0",
+		"SPDXRef-Package-wheel-linux-x86-64-vexl-compiler-0.3.0",
+		"SPDXRef-Package-wheel-linux-aarch64-vexl-plugin-0.3.0",
+		"SPDXRef-Package-dependency-linux-x86-64-typing-extensions-4.12.2",
+		"SPDXRef-Package-source-vexl-python",
+		"SPDXRef-Package-overlay-runtime-headers-extra-headers",
+		"SPDXRef-File-overlay-vexl-fused-fast-path",
+		"SPDXRef-Package-toolchain-go",
+		"SPDXRef-Package-toolchain-linux-aarch64-cc",
+		"SPDXRef-File-bundle-linux-x86-64",
+	} {
+		if !slices.Contains(ids, want) {
+			t.Errorf("no element %s among %v", want, ids)
+		}
+	}
+}
+
+func TestSourceLocation(t *testing.T) {
+	const c = "0123456789abcdef0123456789abcdef01234567"
+	for _, tc := range []struct {
+		kind, loc string
+		want      string // download location; "" = refused
+		infoLacks string // a string sourceInfo must not contain
+	}{
+		{SourceGit, "https://github.com/vexl-dev/vexl.git", "git+https://github.com/vexl-dev/vexl.git@" + c, ""},
+		{SourceGit, "git+https://github.com/vexl-dev/vexl.git", "git+https://github.com/vexl-dev/vexl.git@" + c, ""},
+		{SourceGit, "ssh://git@example.org/vexl.git", "git+ssh://git@example.org/vexl.git@" + c, ""},
+		{SourceGit, "git://example.org/vexl", "git+git://example.org/vexl@" + c, ""},
+		{SourceGit, "git@github.com:vexl-dev/vexl.git", "git+ssh://git@github.com/vexl-dev/vexl.git@" + c, ""},
+		{SourceGit, "vendor/vexl.git", "NOASSERTION", ""},
+		{SourceGit, "file:///home/someone/vexl.git", "NOASSERTION", "/home/someone"},
+		{SourceGit, "/home/someone/vexl.git", "", ""},
+		{SourceGit, "https://user:secret@example.org/vexl.git", "", ""},
+		{SourceGit, "https://token@example.org/vexl.git", "", ""},
+		{SourceArchive, "https://example.org/vexl-1.0.tar.gz", "https://example.org/vexl-1.0.tar.gz", ""},
+		{SourceArchive, "third_party/vexl-1.0.tar.gz", "NOASSERTION", ""},
+		{SourceArchive, "ftp://example.org/vexl-1.0.tar.gz", "", ""},
+		{SourceArchive, "../outside.tar.gz", "", ""},
+		{SourceLocal, "backend/src", "NOASSERTION", ""},
+		{SourceLocal, "/srv/backend/src", "", ""},
+		{SourceLocal, "backend/./src", "", ""},
+	} {
+		loc, info, msg := sourceLocation(Source{Kind: tc.kind, Location: tc.loc, Commit: c})
+		if tc.want == "" {
+			if msg == "" {
+				t.Errorf("sourceLocation(%s %q) = %q, want a refusal", tc.kind, tc.loc, loc)
+			} else if strings.Contains(msg, "secret") || strings.Contains(msg, "token@") {
+				t.Errorf("refusal of %q shows the credential: %s", tc.loc, msg)
+			}
+			continue
+		}
+		if msg != "" || loc != tc.want {
+			t.Errorf("sourceLocation(%s %q) = %q, %q; want %q", tc.kind, tc.loc, loc, msg, tc.want)
+		}
+		if tc.infoLacks != "" && strings.Contains(info, tc.infoLacks) {
+			t.Errorf("sourceInfo of %q records %q: %s", tc.loc, tc.infoLacks, info)
+		}
+	}
+}
+
+func TestToolchains(t *testing.T) {
+	// A document for one target leaves out the other target's toolchain;
+	// a target without wheels gets its toolchain on the release.
+	r := realistic()
+	r.Targets = r.Targets[:1]
+	r.Targets[0].Wheels = nil
+	r.Targets[0].Dependencies = nil
+	s, err := Parse(generate(t, r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []string
+	for _, p := range s.Packages {
+		if strings.HasPrefix(p.ID, "SPDXRef-Package-toolchain-") {
+			tools = append(tools, p.ID)
+		}
+	}
+	want := []string{"SPDXRef-Package-toolchain-go", "SPDXRef-Package-toolchain-linux-x86-64-cc"}
+	if !slices.Equal(tools, want) {
+		t.Errorf("toolchains = %v, want %v", tools, want)
+	}
+	rel := Relationship{"SPDXRef-Package-toolchain-linux-x86-64-cc", "BUILD_TOOL_OF", "SPDXRef-Package-release-vexl-0.3.0"}
+	if !slices.Contains(s.Relationships, rel) {
+		t.Errorf("missing %v", rel)
+	}
+}
+
+// errorFields lists the Field of every *Error in a (joined) error.
+func errorFields(err error) []string {
+	var out []string
+	var walk func(error)
+	walk = func(err error) {
+		var e *Error
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				walk(x)
+			}
+		} else if errors.As(err, &e) {
+			out = append(out, e.Field)
+		}
+	}
+	walk(err)
+	return out
+}
+
+var refusals = []struct {
+	name   string
+	mutate func(*Release)
+	field  string // the field the (first) error names
+	msg    string // a substring of its message
+}{
+	{"no epoch", func(r *Release) { r.Created = 0 }, "created", "SOURCE_DATE_EPOCH"},
+	{"no tool", func(r *Release) { r.Tool = "" }, "tool", "NTIA"},
+	{"untyped supplier", func(r *Release) { r.Supplier = "vexl team" }, "supplier", "Organization: NAME"},
+	{"bad license", func(r *Release) { r.License = "Apache 2.0" }, "license", "license expression"},
+	{"upper-case digest", func(r *Release) {
+		r.Targets[0].Wheels[0].SHA256 = strings.ToUpper(r.Targets[0].Wheels[0].SHA256)
+	}, `targets["linux-x86_64"].wheels["vexl-compiler"].sha256`, "lower-case hex"},
+	{"no checksum", func(r *Release) { r.Targets[1].Dependencies[1].SHA256 = "" },
+		`targets["linux-aarch64"].dependencies["packaging"].sha256`, "NTIA"},
+	{"no file name", func(r *Release) { r.Targets[0].Wheels[1].FileName = "" },
+		`targets["linux-x86_64"].wheels["vexl-plugin"].fileName`, "base name"},
+	{"invalid name", func(r *Release) { r.Targets[0].Dependencies[0].Name = "-numpy" },
+		`targets["linux-x86_64"].dependencies["-numpy"].name`, ""},
+	{"dependency outside the closure", func(r *Release) { r.Targets[0].Dependencies[0].DependsOn = []string{"scipy"} },
+		`targets["linux-x86_64"].dependencies["numpy"].dependsOn`, "closure"},
+	{"self dependency", func(r *Release) { r.Targets[0].Dependencies[0].DependsOn = []string{"NumPy"} },
+		`targets["linux-x86_64"].dependencies["numpy"].dependsOn`, "itself"},
+	{"listed twice", func(r *Release) {
+		r.Targets[0].Dependencies = append(r.Targets[0].Dependencies, r.Targets[0].Dependencies[0])
+		r.Targets[0].Dependencies[3].Version = "2.2.0"
+	}, `targets["linux-x86_64"].dependencies["numpy"]`, "twice"},
+	{"target twice", func(r *Release) { r.Targets[1].Name = r.Targets[0].Name }, `targets["linux-x86_64"]`, "twice"},
+	{"local download location", func(r *Release) {
+		r.Targets[0].Dependencies[0].DownloadLocation = "file:///home/someone/wheels/numpy.whl"
+	}, `targets["linux-x86_64"].dependencies["numpy"].downloadLocation`, "build machine"},
+	{"bundle without sha1", func(r *Release) { r.Targets[0].Bundle.SHA1 = "" },
+		`targets["linux-x86_64"].bundle.sha1`, "§8.4"},
+	{"overlay without sha1", func(r *Release) { r.Overlays[0].SHA1 = "" },
+		`overlays["fused-fast-path"].sha1`, "§8.4"},
+	{"overlay of no source", func(r *Release) { r.Overlays[1].Source = "vexl-src" },
+		`overlays["stamp-release-version"].source`, "no source"},
+	{"overlay patch and tree", func(r *Release) { r.Overlays[0].Tree = h1("x") }, `overlays["fused-fast-path"]`, "not both"},
+	{"absolute overlay path", func(r *Release) { r.Overlays[0].Path = "/work/main/backend/overlays/0001.patch" },
+		`overlays["fused-fast-path"].path`, "relative"},
+	{"absolute local source", func(r *Release) { r.Sources[0].Location = "/work/main/backend/src" },
+		`sources["vexl"].location`, "machine path"},
+	{"git credentials", func(r *Release) { r.Sources[1].Location = "https://ci:hunter2@github.com/vexl-dev/vexl-python.git" },
+		`sources["vexl-python"].location`, "credentials"},
+	{"short commit", func(r *Release) { r.Sources[1].Commit = "a5f784c" }, `sources["vexl-python"].commit`, "full commit"},
+	{"archive without digest", func(r *Release) { r.Sources[2].SHA256 = "" }, `sources["runtime-headers"].sha256`, "pinned"},
+	{"no tree", func(r *Release) { r.Sources[0].Tree = "" }, `sources["vexl"].tree`, "h1:"},
+	{"unknown kind", func(r *Release) { r.Sources[0].Kind = "svn" }, `sources["vexl"].kind`, "svn"},
+	{"source twice", func(r *Release) { r.Sources = append(r.Sources, r.Sources[0]) }, `sources["vexl"]`, "twice"},
+	{"identifier collision", func(r *Release) {
+		s := r.Sources[1]
+		s.Name = "vexl_python"
+		r.Sources = append(r.Sources, s)
+	}, `sources["vexl_python"]`, "SPDXRef-Package-source-vexl-python"},
+	{"dependency license", func(r *Release) { r.Targets[0].Dependencies[0].License = "BSD License" },
+		`targets["linux-x86_64"].dependencies["numpy"].license`, "license expression"},
+	{"https download with token", func(r *Release) {
+		r.Targets[0].Dependencies[0].DownloadLocation = "https://__token__:hunter2@pypi.example.org/numpy.whl"
+	}, `targets["linux-x86_64"].dependencies["numpy"].downloadLocation`, "credentials"},
+	{"toolchain without version", func(r *Release) { r.Toolchains[0].Version = "" }, `toolchains["go"]`, "version"},
+}
+
+func TestRefuses(t *testing.T) {
+	for _, tc := range refusals {
+		t.Run(tc.name, func(t *testing.T) {
+			r := realistic()
+			tc.mutate(&r)
+			out, err := Generate(r)
+			if err == nil {
+				t.Fatalf("Generate accepted it:\n%.300s", out)
+			}
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v is not an *Error", err)
+			}
+			if e.Field != tc.field || !strings.Contains(e.Msg, tc.msg) {
+				t.Errorf("first error = %v; want field %s and a message containing %q", e, tc.field, tc.msg)
+			}
+			if strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("the error shows the credential: %v", err)
+			}
+		})
+	}
+}
+
+func TestRefusesReportsEverything(t *testing.T) {
+	r := realistic()
+	r.Created = -1
+	r.Targets[1].Wheels[0].SHA256 = "nope"
+	r.Overlays[2].Tree = "h1:short"
+	got := errorFields(func() error { _, err := Generate(r); return err }())
+	want := []string{"created", `targets["linux-aarch64"].wheels["vexl-compiler"].sha256`, `overlays["extra-headers"].tree`}
+	if !slices.Equal(got, want) {
+		t.Errorf("errors name %q, want %q", got, want)
+	}
+}
+
+func TestRefusedSupplierIsReportedOnce(t *testing.T) {
+	r := realistic()
+	r.Supplier = "vexl team"
+	_, err := Generate(r)
+	if got := errorFields(err); !slices.Equal(got, []string{"supplier"}) {
+		t.Errorf("errors name %q, want only the release's supplier", got)
+	}
+}
