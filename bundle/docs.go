@@ -20,13 +20,6 @@ type Docs struct {
 	Own, Deps []string
 }
 
-func (d Docs) minMax() (string, string) {
-	if len(d.Pythons) == 0 {
-		return "", ""
-	}
-	return d.Pythons[0], d.Pythons[len(d.Pythons)-1]
-}
-
 // pyTuple renders "3.11" as "(3, 11)".
 func pyTuple(v string) string { return "(" + strings.Replace(v, ".", ", ", 1) + ")" }
 
@@ -66,8 +59,10 @@ if [ -x "$venv/bin/python" ]; then
 	supported "$venv/bin/python" || die "$venv uses an unsupported Python; this bundle supports CPython {{join .Pythons ", "}}"
 else
 	if [ -z "$python" ]; then
+		# The newest that runs: version-manager shims may exist for
+		# versions they cannot start.
 		for p in{{range .Pythons}} python{{.}}{{end}}; do
-			command -v "$p" >/dev/null 2>&1 && python=$p
+			if command -v "$p" >/dev/null 2>&1 && supported "$p"; then python=$p; fi
 		done
 	fi
 	[ -n "$python" ] || die "no CPython {{join .Pythons ", "}} found on PATH; pass one: ./install.sh VENV /path/to/python3.X"

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/internal/artifact"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 )
@@ -33,6 +34,17 @@ type Manifest struct {
 	Overlays        []ManifestOverlay   `json:"overlays"`
 	Toolchains      []ManifestToolchain `json:"toolchains"`
 	Targets         []ManifestTarget    `json:"targets"`
+	// Bundle is set in the manifest inside a bundle: its target, support
+	// boundary and closure.
+	Bundle *ManifestBundle `json:"bundle,omitempty"`
+}
+
+// ManifestBundle describes the bundle a manifest ships in.
+type ManifestBundle struct {
+	Target       string             `json:"target"`
+	PlatformTag  string             `json:"platform_tag"`
+	Pythons      []string           `json:"pythons"`
+	Dependencies []ManifestArtifact `json:"dependencies"`
 }
 
 // ManifestProject names the release.
@@ -41,10 +53,13 @@ type ManifestProject struct {
 	Version string `json:"version"`
 }
 
-// ManifestConfig holds the digests of release.toml and release.lock.
+// ManifestConfig holds the digests of release.toml, release.lock and every
+// other project file the release reads (readme, changelog, dependency lock),
+// by path.
 type ManifestConfig struct {
-	ReleaseTOML string `json:"release_toml_sha256"`
-	ReleaseLock string `json:"release_lock_sha256"`
+	ReleaseTOML string            `json:"release_toml_sha256"`
+	ReleaseLock string            `json:"release_lock_sha256"`
+	Files       map[string]string `json:"files_sha256,omitempty"`
 }
 
 // ManifestSource is a pinned source as built.
@@ -78,11 +93,13 @@ type ManifestToolchain struct {
 // ManifestTarget lists a target's declared environment, its build outputs
 // and its wheels.
 type ManifestTarget struct {
-	Name        string             `json:"name"`
-	Env         map[string]string  `json:"env,omitempty"`
-	PlatformTag string             `json:"platform_tag,omitempty"`
-	Outputs     []ManifestArtifact `json:"outputs"`
-	Wheels      []ManifestArtifact `json:"wheels"`
+	Name         string             `json:"name"`
+	Env          map[string]string  `json:"env,omitempty"`
+	PlatformTag  string             `json:"platform_tag,omitempty"`
+	Outputs      []ManifestArtifact `json:"outputs"`
+	Wheels       []ManifestArtifact `json:"wheels"`
+	Dependencies []ManifestArtifact `json:"dependencies"`
+	Bundle       *ManifestArtifact  `json:"bundle,omitempty"`
 }
 
 // ManifestArtifact is one output file.
@@ -110,6 +127,7 @@ func BuildManifest(r *Release) *Manifest {
 	if r.Lock != nil {
 		m.Config.ReleaseLock = r.Lock.SHA256
 	}
+	m.Config.Files = projectFiles(r.Config)
 	if f := r.Found; f != nil {
 		for _, s := range f.Sources {
 			m.Sources = append(m.Sources, ManifestSource{s.Name, s.Kind, s.Location, s.Commit, s.CommitTime, s.SHA256, s.Tree})
@@ -130,9 +148,38 @@ func BuildManifest(r *Release) *Manifest {
 			mt.Wheels = append(mt.Wheels, ManifestArtifact{Path: a.Path, Name: a.Name, Size: a.Size, SHA256: a.SHA256})
 			mt.PlatformTag = a.PlatformTag
 		}
+		mt.Dependencies = []ManifestArtifact{}
+		if cl := r.Closures[t.Name]; cl != nil {
+			for _, p := range cl.Packages {
+				for _, f := range p.Files {
+					mt.Dependencies = append(mt.Dependencies, ManifestArtifact{Path: f.Name, Name: p.Name + "==" + p.Version, Size: f.Size, SHA256: f.SHA256})
+				}
+			}
+		}
+		for _, a := range r.Artifacts.Filter(artifact.And(artifact.ByTarget(t.Name), artifact.ByKind(artifact.Bundle))) {
+			mt.Bundle = &ManifestArtifact{Path: a.Path, Size: a.Size, SHA256: a.SHA256}
+		}
 		m.Targets = append(m.Targets, mt)
 	}
 	return m
+}
+
+// projectFiles hashes the project files a release reads besides
+// release.toml and the sources: readme, changelog, dependency lock.
+func projectFiles(c *config.Config) map[string]string {
+	out := map[string]string{}
+	for _, p := range []string{c.Project.Readme, c.Bundle.Changelog, c.Dependencies.Lock} {
+		if p == "" {
+			continue
+		}
+		if data, err := os.ReadFile(filepath.Join(c.Dir, filepath.FromSlash(p))); err == nil {
+			out[p] = sha256Hex(data)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // ManifestStage writes manifest.json into the staging folder.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
+	"github.com/mkrelease/mkrelease/bundle/deps"
 	"github.com/mkrelease/mkrelease/internal/artifact"
 )
 
@@ -53,6 +54,13 @@ type Release struct {
 	// Workspaces maps each source name to its prepared folder: the pinned
 	// tree with its overlays applied. Build steps run there.
 	Workspaces map[string]string
+	// Closures maps each target to its dependency closure (set by the
+	// closure stage); SBOM is the SPDX document (set by the SBOM stage).
+	Closures map[string]*deps.Closure
+	SBOM     []byte
+	// Notes are the release notes of this version (set by the bundle stage).
+	Notes string
+
 	// Actions records every build action of the run, in order.
 	Actions []ActionRecord
 	// NetworkIsolated says whether build actions ran without network, and

@@ -62,8 +62,12 @@ type Project struct {
 	// URLs maps labels (Homepage, Source, ...) to URLs.
 	URLs map[string]string `toml:"urls"`
 	// Authors are the people or organisations who make the release (core
-	// metadata Author/Author-email; the SBOM's supplier).
+	// metadata Author/Author-email).
 	Authors []Person `toml:"authors"`
+	// Supplier is the SBOM's supplier of the release, in SPDX form:
+	// "Organization: NAME (EMAIL)" or "Person: NAME (EMAIL)". By default the
+	// first author, as a Person.
+	Supplier string `toml:"supplier"`
 	// MetadataVersion of the wheels' core metadata: "2.4" (default, with
 	// License-Expression) or "2.2" for older uploaders and checkers.
 	MetadataVersion string `toml:"metadata_version"`

@@ -162,6 +162,7 @@ func (v *validator) config(c *Config) {
 var (
 	tagRE       = regexp.MustCompile(`^[a-z0-9_.]+$`)
 	pythonRE    = regexp.MustCompile(`^3\.[0-9]{1,2}$`)
+	supplierRE  = regexp.MustCompile(`^(Organization|Person): [^()\r\n]+( \([^()\r\n]*\))?$`)
 	objectRefRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*(:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)?$`)
 	groupRE     = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 	dataSchemes = map[string]bool{"scripts": true, "data": true, "headers": true, "purelib": true, "platlib": true}
@@ -336,6 +337,9 @@ func (v *validator) project(p *Project) {
 		if err := spdxexpr.Check(p.License); err != nil {
 			v.errorf("project.license", "an SPDX license expression, e.g. \"Apache-2.0\" or \"MIT OR Apache-2.0\"", "%v", err)
 		}
+	}
+	if p.Supplier != "" && !supplierRE.MatchString(p.Supplier) {
+		v.errorf("project.supplier", `write "Organization: NAME (EMAIL)" or "Person: NAME (EMAIL)" (SPDX supplier)`, "invalid supplier %q", p.Supplier)
 	}
 	for i, a := range p.Authors {
 		k := fmt.Sprintf("project.authors[%d]", i)

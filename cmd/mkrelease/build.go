@@ -9,6 +9,7 @@ import (
 	"github.com/mkrelease/mkrelease/build"
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
+	"github.com/mkrelease/mkrelease/bundle"
 	"github.com/mkrelease/mkrelease/internal/artifact"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/release"
@@ -143,7 +144,11 @@ func buildRun(ctx context.Context, o *BuildOptions) error {
 		build.SourcesStage{Relock: g.relockCommand()}, // verify every input against release.lock first
 		build.CompileStage{},                          // run the steps per target through the action cache
 		assemble.Stage{},                              // the wheels, their platform tags, the pair check
+		bundle.ClosureStage{},                         // each target's dependency closure, fetched and verified
+		bundle.SBOMStage{},                            // the SPDX document (it goes into the bundles)
+		bundle.Stage{},                                // release notes and one offline bundle per target
 		release.ManifestStage{},                       // record inputs and outputs
+		release.ChecksumStage{},                       // sidecars and SHA256SUMS, once every artifact exists
 		release.OutputStage{},                         // swap the staging folder into place, last
 	})
 	if err != nil {

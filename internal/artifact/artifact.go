@@ -20,6 +20,12 @@ const (
 	Manifest
 	// Wheel is a Python wheel.
 	Wheel
+	// Bundle is an offline install bundle (.tar.gz) of one target.
+	Bundle
+	// SBOM is the SPDX document of the release.
+	SBOM
+	// Notes are the release notes.
+	Notes
 )
 
 // String names the kind.
@@ -31,6 +37,12 @@ func (k Kind) String() string {
 		return "manifest"
 	case Wheel:
 		return "wheel"
+	case Bundle:
+		return "bundle"
+	case SBOM:
+		return "sbom"
+	case Notes:
+		return "notes"
 	}
 	return "unknown"
 }

@@ -1,0 +1,213 @@
+package bundle
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/bundle/deps"
+	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/internal/spdxexpr"
+	"github.com/mkrelease/mkrelease/release"
+	"github.com/mkrelease/mkrelease/sbom"
+)
+
+// SBOMStage writes the release's SPDX 2.3 document, NAME-VERSION.spdx.json:
+// the release, each target's wheels and closure, the pinned sources, the
+// overlays and the toolchains. The same document goes into every bundle.
+type SBOMStage struct{}
+
+// String names the stage.
+func (SBOMStage) String() string { return "sbom" }
+
+// Skip skips the stage when there are no wheels.
+func (SBOMStage) Skip(r *release.Release) (string, bool) { return skipWithoutWheels(r) }
+
+// SBOMName is the file name of the release's SBOM.
+func SBOMName(c *config.Config) string {
+	return c.Project.NormalizedName + "-" + c.Project.Version + ".spdx.json"
+}
+
+// Run builds and writes the document.
+func (SBOMStage) Run(_ context.Context, r *release.Release) error {
+	doc, err := SBOM(r)
+	if err != nil {
+		return err
+	}
+	data, err := sbom.Generate(doc)
+	if err != nil {
+		return fmt.Errorf("SBOM: %w", err)
+	}
+	name := SBOMName(r.Config)
+	if err := atomicfile.WriteFile(filepath.Join(r.Stage, name), data, 0o644); err != nil {
+		return err
+	}
+	r.SBOM = data
+	r.Artifacts.Add(artifact.Artifact{Kind: artifact.SBOM, Path: name, SHA256: sha256Hex(data), Size: int64(len(data))})
+	return nil
+}
+
+// SBOM assembles the SBOM's description of the release.
+func SBOM(r *release.Release) (sbom.Release, error) {
+	c := r.Config
+	doc := sbom.Release{
+		Name: c.Project.NormalizedName, Version: c.Project.Version, License: c.Project.License,
+		Supplier: supplier(c), Created: r.Epoch, Tool: "mkrelease-" + release.ToolVersion,
+	}
+	for _, s := range r.Found.Sources {
+		doc.Sources = append(doc.Sources, sbom.Source{Name: s.Name, Kind: s.Kind, Location: s.Location, Commit: s.Commit, SHA256: s.SHA256, Tree: s.Tree})
+	}
+	for _, o := range r.Found.Overlays {
+		so := sbom.Overlay{Name: o.Name, Source: o.Source, Path: o.Path, Result: o.Result}
+		if sha, ok := strings.CutPrefix(o.Digest, "sha256:"); ok {
+			data, err := os.ReadFile(filepath.Join(c.Dir, filepath.FromSlash(o.Path)))
+			if err != nil {
+				return doc, fmt.Errorf("SBOM: overlay %s: %w", o.Name, err)
+			}
+			s1 := sha1.Sum(data)
+			so.SHA256, so.SHA1 = sha, hex.EncodeToString(s1[:])
+		} else {
+			so.Tree = o.Digest
+		}
+		doc.Overlays = append(doc.Overlays, so)
+	}
+	for _, t := range r.Found.Toolchains {
+		doc.Toolchains = append(doc.Toolchains, sbom.Toolchain{Name: t.Name, Target: t.Target, Version: t.Version})
+	}
+	for _, t := range r.Targets {
+		cl := r.Closures[t.Name]
+		if cl == nil {
+			continue
+		}
+		st := sbom.Target{Name: t.Name}
+		for _, p := range cl.Own {
+			st.Wheels = append(st.Wheels, packages(p, c.Project.License, supplier(c))...)
+		}
+		for _, p := range cl.Packages {
+			st.Dependencies = append(st.Dependencies, packages(p, "", "")...)
+		}
+		doc.Targets = append(doc.Targets, st)
+	}
+	return doc, nil
+}
+
+// packages describes each wheel file of a resolved package.
+func packages(p deps.Resolved, license, sup string) []sbom.Package {
+	if l := declaredLicense(p.License); l != "" {
+		license = l
+	}
+	if s := people(p.People); s != "" {
+		sup = s
+	}
+	var out []sbom.Package
+	for _, f := range p.Files {
+		loc := "NOASSERTION"
+		if strings.HasPrefix(f.URL, "https://") || strings.HasPrefix(f.URL, "http://") {
+			loc = f.URL
+		}
+		out = append(out, sbom.Package{Name: p.Name, Version: p.Version, FileName: f.Name, SHA256: f.SHA256,
+			License: license, Supplier: sup, DownloadLocation: loc, DependsOn: p.Requires})
+	}
+	return out
+}
+
+// declaredLicense is the SPDX expression a wheel declares: its
+// License-Expression, else a License field that is itself a valid
+// expression, else the one its license classifiers name; "" when unknown.
+func declaredLicense(l deps.License) string {
+	if l.Expression != "" && spdxexpr.Check(l.Expression) == nil {
+		return l.Expression
+	}
+	if t := strings.TrimSpace(l.Text); t != "" && !strings.ContainsAny(t, "\n") && spdxexpr.Check(t) == nil && len(t) < 64 {
+		return t
+	}
+	var ids []string
+	for _, cl := range l.Classifiers {
+		if id, ok := classifierLicense[cl]; ok {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 1 {
+		return ids[0]
+	}
+	if len(ids) > 1 {
+		return "(" + strings.Join(ids, " OR ") + ")"
+	}
+	return ""
+}
+
+// classifierLicense maps the common trove license classifiers to SPDX ids.
+var classifierLicense = map[string]string{
+	"License :: OSI Approved :: MIT License":                                   "MIT",
+	"License :: OSI Approved :: Apache Software License":                       "Apache-2.0",
+	"License :: OSI Approved :: BSD License":                                   "BSD-3-Clause",
+	"License :: OSI Approved :: ISC License (ISCL)":                            "ISC",
+	"License :: OSI Approved :: Python Software Foundation License":            "PSF-2.0",
+	"License :: OSI Approved :: Mozilla Public License 2.0 (MPL 2.0)":          "MPL-2.0",
+	"License :: OSI Approved :: GNU General Public License v3 (GPLv3)":         "GPL-3.0-only",
+	"License :: OSI Approved :: GNU General Public License v2 (GPLv2)":         "GPL-2.0-only",
+	"License :: OSI Approved :: GNU Lesser General Public License v3 (LGPLv3)": "LGPL-3.0-only",
+	"License :: OSI Approved :: The Unlicense (Unlicense)":                     "Unlicense",
+	"License :: OSI Approved :: zlib/libpng License":                           "Zlib",
+}
+
+// people renders a wheel's author as an SPDX supplier.
+func people(p deps.People) string {
+	name, email := p.Author, p.AuthorEmail
+	if name == "" && email == "" {
+		name, email = p.Maintainer, p.MaintainerEmail
+	}
+	// "Name <email>, Other <email>": keep the first.
+	if n, e, ok := strings.Cut(email, "<"); ok {
+		if name == "" {
+			name = strings.TrimSpace(n)
+		}
+		email, _, _ = strings.Cut(e, ">")
+	}
+	email, _, _ = strings.Cut(email, ",")
+	name, _, _ = strings.Cut(name, ",")
+	name, email = clean(name), clean(email)
+	switch {
+	case name == "" && email == "":
+		return ""
+	case name == "":
+		return "Person: " + email
+	case email == "":
+		return "Person: " + name
+	}
+	return "Person: " + name + " (" + email + ")"
+}
+
+func clean(s string) string {
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r == '(' || r == ')' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, s))
+}
+
+// supplier is the release's SBOM supplier: [project] supplier, else the
+// first author as a Person, else "" (NOASSERTION).
+func supplier(c *config.Config) string {
+	if c.Project.Supplier != "" {
+		return c.Project.Supplier
+	}
+	if len(c.Project.Authors) == 0 {
+		return ""
+	}
+	a := c.Project.Authors[0]
+	switch {
+	case a.Name != "" && a.Email != "":
+		return "Person: " + a.Name + " (" + a.Email + ")"
+	case a.Name != "":
+		return "Person: " + a.Name
+	}
+	return "Person: " + a.Email
+}

@@ -1,0 +1,127 @@
+// Package bundle holds the stages that turn a target's wheels into what an
+// offline installer and an auditor need: the dependency closure (package
+// deps), the SBOM of the release (package sbom), and one offline bundle per
+// target, a deterministic .tar.gz (package tarball) with a single root
+// folder:
+//
+//	NAME-VERSION-TARGET/
+//	  INSTALL.md  install.sh  RELEASE_NOTES.md  manifest.json
+//	  wheels/        the release's wheels
+//	  dependencies/  the closure
+//	  requirements.txt  pylock.toml   every wheel of the bundle, pinned by hash
+//	  licenses/      one file per component + THIRD_PARTY_LICENSES.txt
+//	  NAME-VERSION.spdx.json
+//	  SHA256SUMS     every other file
+//
+// Signed statements live beside the bundle, never inside it, so the bundle
+// stays reproducible.
+package bundle
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/bundle/deps"
+	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/release"
+)
+
+// ConfigError is a release.toml setting the bundle stages need. It maps to
+// exit status 2.
+type ConfigError struct{ Key, Msg string }
+
+// Error names the key and what to set.
+func (e *ConfigError) Error() string { return "release.toml: " + e.Key + ": " + e.Msg }
+
+// ExitCode is 2.
+func (e *ConfigError) ExitCode() int { return 2 }
+
+func skipWithoutWheels(r *release.Release) (string, bool) {
+	if len(r.Artifacts.Filter(artifact.ByKind(artifact.Wheel))) == 0 {
+		return "no wheels were built", true
+	}
+	return "", false
+}
+
+// ClosureStage resolves, per target, the dependency closure of the
+// release's wheels from the lock of [dependencies], and fetches it.
+type ClosureStage struct{}
+
+// String names the stage.
+func (ClosureStage) String() string { return "closure" }
+
+// Skip skips the stage when there are no wheels.
+func (ClosureStage) Skip(r *release.Release) (string, bool) { return skipWithoutWheels(r) }
+
+// Run resolves and fetches every target's closure.
+func (ClosureStage) Run(ctx context.Context, r *release.Release) error {
+	c := r.Config
+	if len(c.Bundle.Pythons) == 0 {
+		return &ConfigError{Key: "bundle.pythons", Msg: `set the CPython versions the bundles support, e.g. pythons = ["3.11", "3.12", "3.13"]`}
+	}
+	lock := &deps.Lock{}
+	if f := c.Dependencies.Lock; f != "" {
+		path := filepath.Join(c.Dir, filepath.FromSlash(f))
+		var err error
+		if strings.HasSuffix(f, ".toml") {
+			lock, err = deps.ReadPylock(path)
+		} else {
+			lock, err = deps.ReadRequirements(path)
+		}
+		if err != nil {
+			return err
+		}
+		for _, n := range lock.Notes {
+			r.Logger.Warn("dependency lock: ignored", "where", n.Where, "why", n.Msg)
+		}
+	}
+	finder := &deps.Finder{Index: c.Dependencies.Index, CacheDir: filepath.Join(r.CacheDir, "wheels")}
+	for _, fl := range c.Dependencies.FindLinks {
+		if !strings.Contains(fl, "://") {
+			fl = filepath.Join(c.Dir, filepath.FromSlash(fl))
+		}
+		finder.FindLinks = append(finder.FindLinks, fl)
+	}
+	r.Closures = map[string]*deps.Closure{}
+	for _, t := range r.Targets {
+		var roots []deps.Root
+		tag := ""
+		for _, a := range r.Artifacts.Filter(artifact.And(artifact.ByKind(artifact.Wheel), artifact.ByTarget(t.Name))) {
+			root, err := deps.LoadRoot(filepath.Join(r.Stage, a.Path))
+			if err != nil {
+				return err
+			}
+			roots = append(roots, root)
+			tag = a.PlatformTag
+		}
+		if len(roots) == 0 {
+			continue
+		}
+		cl, err := deps.Resolve(ctx, roots, lock, finder, deps.Target{Name: t.Name, Platform: tag, Pythons: c.Bundle.Pythons})
+		if err != nil {
+			return fmt.Errorf("dependency closure of target %s: %w", t.Name, err)
+		}
+		for _, f := range cl.Findings {
+			r.Logger.Warn("dependency closure", "target", t.Name, "finding", f.String())
+		}
+		r.Closures[t.Name] = cl
+		r.Logger.Info("closure resolved", "target", t.Name, "dependencies", len(cl.Packages))
+	}
+	return nil
+}
+
+// notes reads the release notes of this version from the changelog.
+func notes(c *config.Config) (string, error) {
+	if c.Bundle.Changelog == "" {
+		return "", &ConfigError{Key: "bundle.changelog", Msg: `name the changelog whose section for this version becomes RELEASE_NOTES.md, e.g. changelog = "CHANGELOG.md"`}
+	}
+	data, err := os.ReadFile(filepath.Join(c.Dir, filepath.FromSlash(c.Bundle.Changelog)))
+	if err != nil {
+		return "", &ConfigError{Key: "bundle.changelog", Msg: err.Error()}
+	}
+	return ReleaseNotes(c.Bundle.Changelog, data, c.Project.Version)
+}

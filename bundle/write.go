@@ -1,0 +1,159 @@
+package bundle
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"sort"
+
+	"github.com/mkrelease/mkrelease/bundle/deps"
+	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/tarball"
+	"github.com/mkrelease/mkrelease/release"
+)
+
+// Stage writes RELEASE_NOTES.md and one offline bundle per target.
+type Stage struct{}
+
+// String names the stage.
+func (Stage) String() string { return "bundles" }
+
+// Skip skips the stage when there are no wheels.
+func (Stage) Skip(r *release.Release) (string, bool) { return skipWithoutWheels(r) }
+
+// Name returns the base name (root folder) of a target's bundle.
+func Name(project, version, target string) string { return project + "-" + version + "-" + target }
+
+// Run writes the release notes and the bundles.
+func (Stage) Run(ctx context.Context, r *release.Release) error {
+	n, err := notes(r.Config)
+	if err != nil {
+		return err
+	}
+	r.Notes = n
+	if err := atomicfile.WriteFile(filepath.Join(r.Stage, "RELEASE_NOTES.md"), []byte(n), 0o644); err != nil {
+		return err
+	}
+	r.Artifacts.Add(artifact.Artifact{Kind: artifact.Notes, Path: "RELEASE_NOTES.md", SHA256: sha256Hex([]byte(n)), Size: int64(len(n))})
+	for _, t := range r.Targets {
+		cl := r.Closures[t.Name]
+		if cl == nil {
+			continue
+		}
+		if err := writeBundle(ctx, r, t.Name, cl); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeBundle(ctx context.Context, r *release.Release, target string, cl *deps.Closure) error {
+	c := r.Config
+	root := Name(c.Project.NormalizedName, c.Project.Version, target)
+	file := root + ".tar.gz"
+	var entries []tarball.Entry
+	var sums checksum.Sums
+	addFile := func(p, src, sha string) {
+		entries = append(entries, tarball.Entry{Path: p, File: src, Mode: 0o644})
+		sums = append(sums, checksum.Sum{Name: p, SHA256: sha})
+	}
+	addData := func(p string, data []byte, mode fs.FileMode) {
+		entries = append(entries, tarball.Entry{Path: p, Data: data, Mode: mode})
+		sums = append(sums, checksum.Sum{Name: p, SHA256: sha256Hex(data)})
+	}
+	docs := Docs{Name: c.Project.NormalizedName, Version: c.Project.Version, Target: target,
+		PlatformTag: cl.Target.Platform, Root: root, File: file, Pythons: c.Bundle.Pythons}
+	for _, p := range cl.Own {
+		docs.Own = append(docs.Own, p.Name+"=="+p.Version)
+		for _, f := range p.Files {
+			addFile("wheels/"+f.Name, f.Path, f.SHA256)
+		}
+	}
+	for _, p := range cl.Packages {
+		docs.Deps = append(docs.Deps, p.Name+"=="+p.Version)
+		for _, f := range p.Files {
+			addFile("dependencies/"+f.Name, f.Path, f.SHA256)
+		}
+	}
+	// Both folders exist even when empty: install.sh and INSTALL.md name them.
+	entries = append(entries, tarball.Entry{Path: "wheels", Mode: fs.ModeDir | 0o755}, tarball.Entry{Path: "dependencies", Mode: fs.ModeDir | 0o755})
+	addData("requirements.txt", deps.RequirementsTxt(cl), 0o644)
+	addData("pylock.toml", deps.PylockToml(cl, nil), 0o644)
+	lic := licenseEntries(cl)
+	names := make([]string, 0, len(lic))
+	for p := range lic {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		addData(p, lic[p], 0o644)
+	}
+	addData("RELEASE_NOTES.md", []byte(r.Notes), 0o644)
+	install, err := InstallScript(docs)
+	if err != nil {
+		return err
+	}
+	addData("install.sh", install, 0o755)
+	doc, err := InstallDoc(docs)
+	if err != nil {
+		return err
+	}
+	addData("INSTALL.md", doc, 0o644)
+	m, err := bundleManifest(r, target, cl)
+	if err != nil {
+		return err
+	}
+	addData("manifest.json", m, 0o644)
+	addData(SBOMName(c), r.SBOM, 0o644)
+	sumData, err := sums.Marshal()
+	if err != nil {
+		return fmt.Errorf("bundle %s: %w", file, err)
+	}
+	entries = append(entries, tarball.Entry{Path: "SHA256SUMS", Data: sumData, Mode: 0o644})
+
+	sha, size, err := tarball.WriteFile(ctx, filepath.Join(r.Stage, file), entries, tarball.Options{Root: root, MTime: r.Epoch})
+	if err != nil {
+		return fmt.Errorf("bundle %s: %w", file, err)
+	}
+	r.Artifacts.Add(artifact.Artifact{Kind: artifact.Bundle, Path: file, Target: target, SHA256: sha, Size: size})
+	r.Logger.Info("bundle written", "bundle", file, "dependencies", len(cl.Packages))
+	return nil
+}
+
+// bundleManifest is the release manifest narrowed to one target, with the
+// bundle's support boundary and closure.
+func bundleManifest(r *release.Release, target string, cl *deps.Closure) ([]byte, error) {
+	m := release.BuildManifest(r)
+	var keep []release.ManifestTarget
+	for _, t := range m.Targets {
+		if t.Name == target {
+			t.Bundle = nil // the bundle cannot hold its own digest
+			keep = append(keep, t)
+		}
+	}
+	m.Targets = keep
+	b := &release.ManifestBundle{Target: target, PlatformTag: cl.Target.Platform, Pythons: cl.Target.Pythons, Dependencies: []release.ManifestArtifact{}}
+	for _, p := range cl.Packages {
+		for _, f := range p.Files {
+			b.Dependencies = append(b.Dependencies, release.ManifestArtifact{Path: path.Join("dependencies", f.Name), Name: p.Name + "==" + p.Version, Size: f.Size, SHA256: f.SHA256})
+		}
+	}
+	m.Bundle = b
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}

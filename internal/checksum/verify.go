@@ -1,0 +1,322 @@
+package checksum
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// Problem is the kind of a verification finding.
+type Problem int
+
+// The problems Verify and VerifySidecar report.
+const (
+	// Missing: a listed file does not exist.
+	Missing Problem = iota + 1
+	// Mismatch: a listed file's sha256 differs from the listed one.
+	Mismatch
+	// Unlisted: a file is present but not listed (reported only when
+	// VerifyOptions.Unlisted is set).
+	Unlisted
+	// UnsafeName: a listed name is not a clean relative path (see
+	// CheckName); the file system is not consulted.
+	UnsafeName
+	// NotRegular: a listed name is a directory, symlink, device or other
+	// non-regular file.
+	NotRegular
+	// Unreadable: a listed file (or a folder being searched for unlisted
+	// files) cannot be read.
+	Unreadable
+	// WrongName: a sidecar names a file other than the one beside it.
+	WrongName
+)
+
+// String names the problem.
+func (p Problem) String() string {
+	switch p {
+	case Missing:
+		return "missing"
+	case Mismatch:
+		return "sha256 mismatch"
+	case Unlisted:
+		return "not listed"
+	case UnsafeName:
+		return "unsafe name"
+	case NotRegular:
+		return "not a regular file"
+	case Unreadable:
+		return "unreadable"
+	case WrongName:
+		return "sidecar names another file"
+	}
+	return fmt.Sprintf("Problem(%d)", int(p))
+}
+
+// MarshalText names the problem in JSON reports.
+func (p Problem) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// Finding is one problem found by verification.
+type Finding struct {
+	// Name is the file concerned, as listed (or, for Unlisted, its
+	// slash-separated path relative to the folder).
+	Name    string  `json:"name"`
+	Problem Problem `json:"problem"`
+	// Want is the listed sha256 and Got the file's, for Mismatch.
+	Want string `json:"want,omitempty"`
+	Got  string `json:"got,omitempty"`
+	// Detail says more (the reason a name is unsafe, an I/O error, the
+	// file a mismatching content belongs to).
+	Detail string `json:"detail,omitempty"`
+}
+
+// String describes the finding: the file, the problem, the details and
+// what to do.
+func (f Finding) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", f.Name, f.Problem)
+	if f.Problem == Mismatch {
+		fmt.Fprintf(&b, ": listed %s, file has %s", f.Want, f.Got)
+	}
+	if f.Detail != "" {
+		fmt.Fprintf(&b, " (%s)", f.Detail)
+	}
+	switch f.Problem {
+	case Missing:
+		b.WriteString("; restore the file or rebuild the release")
+	case Mismatch:
+		b.WriteString("; the file was changed, truncated or replaced: rebuild or download it again")
+	case Unlisted:
+		b.WriteString("; remove it, or regenerate the checksums if it belongs to the release")
+	case UnsafeName:
+		b.WriteString("; the checksum file may be malicious: do not use it")
+	case NotRegular:
+		b.WriteString("; listed files must be regular files")
+	case Unreadable:
+		b.WriteString("; check the file's permissions and the disk")
+	case WrongName:
+		b.WriteString("; the sidecar belongs to another file: regenerate it")
+	}
+	return b.String()
+}
+
+// Report is the outcome of a verification.
+type Report struct {
+	// Verified are the names whose content matched, sorted.
+	Verified []string `json:"verified"`
+	// Findings are every problem found, sorted by name then problem.
+	Findings []Finding `json:"findings"`
+}
+
+// OK reports whether verification found nothing wrong.
+func (r Report) OK() bool { return len(r.Findings) == 0 }
+
+// Err returns nil when verification found nothing wrong, else an error
+// listing every finding, one per line.
+func (r Report) Err() error {
+	if r.OK() {
+		return nil
+	}
+	lines := make([]string, len(r.Findings))
+	for i, f := range r.Findings {
+		lines[i] = "  " + f.String()
+	}
+	return fmt.Errorf("checksum verification failed, %d problem(s):\n%s", len(r.Findings), strings.Join(lines, "\n"))
+}
+
+// VerifyOptions tune Verify.
+type VerifyOptions struct {
+	// Unlisted reports regular files and symlinks under the folder that
+	// the sums do not list.
+	Unlisted bool
+	// Ignore are path.Match patterns of slash-separated paths relative to
+	// the folder that are never reported as unlisted ("SHA256SUMS",
+	// "*.sha256").
+	Ignore []string
+}
+
+// job is one file to hash.
+type job struct {
+	name string
+	want string
+	size int64
+	got  string
+	err  error
+}
+
+// Verify checks every sum against the files in dir: each listed file must
+// exist, be a regular file and have the listed digest. It returns a
+// Report with every finding, each naming the file; the error is only for
+// what prevents verification itself (dir cannot be opened, ctx done, a bad
+// Ignore pattern, a name listed twice). Files are hashed in parallel on all cores.
+func Verify(ctx context.Context, dir string, s Sums, o VerifyOptions) (Report, error) {
+	for _, p := range o.Ignore {
+		if _, err := path.Match(p, ""); err != nil {
+			return Report{}, fmt.Errorf("verify %s: ignore pattern %q: %w", dir, p, err)
+		}
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return Report{}, fmt.Errorf("verify: %w", err)
+	}
+	defer root.Close()
+
+	var rep Report
+	var jobs []*job
+	listed := map[string]bool{}
+	owner := map[string]string{} // digest -> a name listing it
+	for _, sum := range s {
+		if listed[sum.Name] {
+			return Report{}, fmt.Errorf("verify %s: the sums list %s twice; list each file once", dir, sum.Name)
+		}
+		listed[sum.Name] = true
+		sum.SHA256 = strings.ToLower(sum.SHA256)
+		if _, ok := owner[sum.SHA256]; !ok {
+			owner[sum.SHA256] = sum.Name
+		}
+		if err := CheckName(sum.Name); err != nil {
+			rep.Findings = append(rep.Findings, Finding{Name: sum.Name, Problem: UnsafeName, Detail: err.Error()})
+			continue
+		}
+		st, err := root.Lstat(sum.Name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+			rep.Findings = append(rep.Findings, Finding{Name: sum.Name, Problem: Missing})
+		case err != nil:
+			rep.Findings = append(rep.Findings, Finding{Name: sum.Name, Problem: Unreadable, Detail: err.Error()})
+		case !st.Mode().IsRegular():
+			rep.Findings = append(rep.Findings, Finding{Name: sum.Name, Problem: NotRegular, Detail: describe(st.Mode())})
+		default:
+			jobs = append(jobs, &job{name: sum.Name, want: sum.SHA256, size: st.Size()})
+		}
+	}
+
+	// Largest first, one file per worker.
+	sort.SliceStable(jobs, func(i, j int) bool { return jobs[i].size > jobs[j].size })
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	next := make(chan *job)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, readBufSize)
+			for j := range next {
+				j.got, j.err = hashIn(ctx, root, j.name, buf)
+			}
+		}()
+	}
+feed:
+	for _, j := range jobs {
+		select {
+		case next <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return Report{}, fmt.Errorf("verify %s: %w", dir, err)
+	}
+	for _, j := range jobs {
+		switch {
+		case j.err != nil:
+			rep.Findings = append(rep.Findings, Finding{Name: j.name, Problem: Unreadable, Detail: j.err.Error()})
+		case j.got != j.want:
+			f := Finding{Name: j.name, Problem: Mismatch, Want: j.want, Got: j.got}
+			if other, ok := owner[j.got]; ok && other != j.name {
+				f.Detail = "its content is the one listed for " + other + ": files swapped or copied?"
+			} else if j.got == emptySHA256 {
+				f.Detail = "the file is empty"
+			}
+			rep.Findings = append(rep.Findings, f)
+		default:
+			rep.Verified = append(rep.Verified, j.name)
+		}
+	}
+
+	if o.Unlisted {
+		err := fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				rep.Findings = append(rep.Findings, Finding{Name: p, Problem: Unreadable, Detail: err.Error()})
+				return nil
+			}
+			if d.IsDir() || listed[p] || ignored(p, o.Ignore) {
+				return nil
+			}
+			f := Finding{Name: p, Problem: Unlisted}
+			if !d.Type().IsRegular() {
+				f.Detail = describe(d.Type())
+			}
+			rep.Findings = append(rep.Findings, f)
+			return nil
+		})
+		if err != nil {
+			return Report{}, fmt.Errorf("verify %s: %w", dir, err)
+		}
+	}
+	sort.Strings(rep.Verified)
+	sort.SliceStable(rep.Findings, func(i, j int) bool {
+		a, b := rep.Findings[i], rep.Findings[j]
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.Problem < b.Problem
+	})
+	return rep, nil
+}
+
+// emptySHA256 is the sha256 of no bytes.
+const emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+// hashIn hashes the regular file name under root.
+func hashIn(ctx context.Context, root *os.Root, name string, buf []byte) (string, error) {
+	f, err := root.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("became %s while being verified", describe(st.Mode()))
+	}
+	sha, _, err := hashReader(f, buf, ctx.Err)
+	return sha, err
+}
+
+func ignored(p string, patterns []string) bool {
+	for _, pat := range patterns {
+		if ok, _ := path.Match(pat, p); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func describe(m fs.FileMode) string {
+	switch t := m.Type(); {
+	case t&fs.ModeDir != 0:
+		return "a directory"
+	case t&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case t&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case t&fs.ModeSocket != 0:
+		return "a socket"
+	case t&fs.ModeDevice != 0:
+		return "a device"
+	default:
+		return "a special file (" + t.String() + ")"
+	}
+}
