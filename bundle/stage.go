@@ -101,6 +101,13 @@ func (ClosureStage) Run(ctx context.Context, r *release.Release) error {
 		if len(roots) == 0 {
 			continue
 		}
+		if t.InstallPlatform != "" {
+			tag = t.InstallPlatform
+		}
+		if tag == "any" {
+			return &ConfigError{Key: "target " + t.Name,
+				Msg: `its wheels are pure Python ("any"): set install_platform = "<platform tag>" (e.g. "manylinux_2_17_x86_64") for the platform its bundle installs on`}
+		}
 		cl, err := deps.Resolve(ctx, roots, lock, finder, deps.Target{Name: t.Name, Platform: tag, Pythons: c.Bundle.Pythons})
 		if err != nil {
 			return fmt.Errorf("dependency closure of target %s: %w", t.Name, err)

@@ -223,6 +223,11 @@ type Target struct {
 	// target; it is refused when lower than what the binaries need. When
 	// empty the tag is read from the binaries.
 	PlatformTag string `toml:"platform_tag"`
+	// InstallPlatform is the platform the target's bundle installs on, as a
+	// wheel platform tag (its dependency closure is chosen for it). By
+	// default it is the platform tag of the target's wheels; a target whose
+	// wheels are pure Python ("any") must set it.
+	InstallPlatform string `toml:"install_platform"`
 }
 
 // WheelRole says what a wheel is in a release pair.

@@ -110,6 +110,9 @@ func (v *validator) config(c *Config) {
 		v.step(fmt.Sprintf("build.step[%d]", i), s, steps, sources, targets)
 	}
 	for i, t := range c.Targets {
+		if t.InstallPlatform != "" && (!tagRE.MatchString(t.InstallPlatform) || t.InstallPlatform == "any") {
+			v.errorf(fmt.Sprintf("target[%d].install_platform", i), "a concrete platform tag, e.g. manylinux_2_17_x86_64", "%q is not an install platform", t.InstallPlatform)
+		}
 		if t.PlatformTag != "" && !tagRE.MatchString(t.PlatformTag) {
 			v.errorf(fmt.Sprintf("target[%d].platform_tag", i), "e.g. manylinux_2_17_x86_64, macosx_11_0_arm64, win_amd64; or leave it out to read the tag from the binaries",
 				"%q is not a platform tag", t.PlatformTag)

@@ -33,6 +33,7 @@ is printed); 2 bad invocation, configuration or input.`,
 		NewCmdLock(f, g, nil),
 		NewCmdBuild(f, g, nil),
 		NewCmdVerify(f, nil),
+		NewCmdInstall(f, nil),
 	)
 	// Unknown verbs and stray arguments are usage errors.
 	root.Args = func(cmd *cobra.Command, args []string) error {

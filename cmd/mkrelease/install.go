@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mkrelease/mkrelease/bundle"
+	"github.com/spf13/cobra"
+)
+
+// InstallOptions are the inputs of `mkrelease install`.
+type InstallOptions struct {
+	Factory *Factory
+	Bundle  string
+	Venv    string
+	Python  string
+	JSON    bool
+}
+
+// NewCmdInstall installs a bundle offline.
+func NewCmdInstall(f *Factory, runF func(*InstallOptions) error) *cobra.Command {
+	opts := &InstallOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "install BUNDLE",
+		Short: "Install an offline bundle into a new or existing virtualenv, with no network",
+		Long: `Install checks the bundle first (its .sha256 sidecar when present, a safe
+extraction refusing traversal, links, devices, duplicates and decompression bombs,
+SHA256SUMS, every wheel), then creates or reuses the virtualenv, installs with
+pip --no-index --require-hashes and runs pip check. A refused bundle installs
+nothing; a virtualenv created for a failed install is removed.`,
+		Example: `  mkrelease install vexl-0.3.0-linux-x86_64.tar.gz
+  mkrelease install vexl-0.3.0-linux-x86_64.tar.gz --venv /opt/vexl --python python3.12`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErrorf("install takes one bundle (see mkrelease install --help)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Bundle = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return installRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Venv, "venv", "", "virtualenv to create or reuse (default: ./NAME-venv)")
+	cmd.Flags().StringVar(&opts.Python, "python", "", "interpreter for a new virtualenv (default: the newest supported one found)")
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+func installRun(ctx context.Context, o *InstallOptions) error {
+	if st, err := os.Stat(o.Bundle); err != nil || st.IsDir() {
+		return usageErrorf("%s: no such bundle file", o.Bundle)
+	}
+	opened, rep, err := bundle.Open(ctx, o.Bundle)
+	if err != nil {
+		return err
+	}
+	defer opened.Close()
+	if err := rep.Err(); err != nil {
+		return fmt.Errorf("nothing installed: %w", err)
+	}
+	w := o.Factory.IO.ErrOut
+	fmt.Fprintf(w, "mkrelease: bundle %s verified (%s)\n", o.Bundle, strings.Join(rep.Checks, ", "))
+	venv := o.Venv
+	if venv == "" {
+		venv = opened.Manifest.Project.Name + "-venv"
+	}
+	res, err := bundle.Install(ctx, opened, bundle.InstallOptions{Venv: venv, Python: o.Python, Log: w, Getenv: o.Factory.Getenv})
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(o.Factory.IO.Out, res)
+	}
+	verb := "into the existing virtualenv"
+	if res.Created {
+		verb = "into a new virtualenv"
+	}
+	fmt.Fprintf(o.Factory.IO.Out, "installed %s %s (%s)\n", verb, res.Venv, res.Python)
+	for _, p := range res.Packages {
+		fmt.Fprintln(o.Factory.IO.Out, "  "+p)
+	}
+	return nil
+}
