@@ -187,7 +187,7 @@ func TestEmbeddedDefault(t *testing.T) {
 				t.Errorf("%s differs between the two builds", k)
 			}
 		}
-		if len(ta) < 11 {
+		if len(ta) < 20 {
 			t.Errorf("dist holds only %v", keys(ta))
 		}
 	})
@@ -237,6 +237,7 @@ func TestEmbeddedDefault(t *testing.T) {
 	})
 
 	checkWheels(t, a)
+	checkBundles(t, a)
 
 	t.Run("second build runs no action", func(t *testing.T) {
 		out := a.mustMkrelease(t, "build", "--json")

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/mkrelease/mkrelease/internal/pyfind"
+	"github.com/mkrelease/mkrelease/internal/spdxschema"
 )
 
 // checkWheels runs the wheel checks of issue #3 on a built project.
@@ -198,4 +199,56 @@ func files(t *testing.T, root string) map[string]bool {
 		return nil
 	})
 	return m
+}
+
+// checkBundles runs the bundle checks of issue #4 on the built default.
+func checkBundles(t *testing.T, a run) {
+	dist := filepath.Join(a.dir, "dist")
+	t.Run("verify dist", func(t *testing.T) {
+		out := a.mustMkrelease(t, "verify", "dist")
+		if !strings.Contains(out, "every check holds") || !strings.Contains(out, "ok    dist: sbom") {
+			t.Errorf("verify dist:\n%s", out)
+		}
+		for _, args := range [][]string{{"sha256sum", "-c", "SHA256SUMS"}, {"shasum", "-a", "256", "-c", "SHA256SUMS"}} {
+			must(t, dist, nil, args[0], args[1:]...)
+		}
+		sidecars, _ := filepath.Glob(filepath.Join(dist, "*.sha256"))
+		if len(sidecars) < 8 {
+			t.Errorf("sidecars: %v", sidecars)
+		}
+		for _, s := range sidecars {
+			must(t, dist, nil, "sha256sum", "-c", filepath.Base(s))
+			must(t, dist, nil, "shasum", "-a", "256", "-c", filepath.Base(s))
+		}
+	})
+	t.Run("SBOM valid against the SPDX 2.3 schema", func(t *testing.T) {
+		data, err := os.ReadFile(filepath.Join(dist, "vexl-0.3.0.spdx.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := spdxschema.Validate(data); err != nil {
+			t.Errorf("the SBOM is not valid SPDX 2.3:\n%v", err)
+		}
+	})
+	t.Run("the x86_64 bundle installs offline and computes", func(t *testing.T) {
+		installOffline(t, filepath.Join(dist, "vexl-0.3.0-linux-x86_64.tar.gz"), pythonFor(t, 13), func(t *testing.T, venv string) {
+			work := t.TempDir()
+			prog := filepath.Join(work, "p.vx")
+			os.WriteFile(prog, []byte("in x, y\nout x * y + 1\n"), 0o644)
+			must(t, work, nil, filepath.Join(venv, "bin", "vexlc"), prog, "-o", filepath.Join(work, "p.vxb"))
+			script := `import array, sys, vexl_plugin
+p = vexl_plugin.Program.load(open(sys.argv[1], "rb").read())
+print(vexl_plugin.profile(), list(p.run(array.array("d", [1, 2, 3]), array.array("d", [4, 5, 6]))))`
+			for profile, want := range map[string]string{"": "fused [5.0, 11.0, 19.0]", "baseline": "baseline [5.0, 11.0, 19.0]"} {
+				env := cleanEnv()
+				if profile != "" {
+					env = append(env, "VEXL_PROFILE="+profile)
+				}
+				if got := strings.TrimSpace(must(t, work, env, filepath.Join(venv, "bin", "python"), "-c", script, filepath.Join(work, "p.vxb"))); got != want {
+					t.Errorf("profile %q: %q, want %q", profile, got, want)
+				}
+			}
+			must(t, "", nil, filepath.Join(venv, "bin", "python"), "-m", "pip", "check")
+		})
+	})
 }
