@@ -91,7 +91,7 @@ func (ClosureStage) Run(ctx context.Context, r *release.Release) error {
 		var roots []deps.Root
 		tag := ""
 		for _, a := range r.Artifacts.Filter(artifact.And(artifact.ByKind(artifact.Wheel), artifact.ByTarget(t.Name))) {
-			root, err := deps.LoadRoot(filepath.Join(r.Stage, a.Path))
+			root, err := deps.LoadOwn(filepath.Join(r.Stage, a.Path), a.SHA256, a.Size)
 			if err != nil {
 				return err
 			}

@@ -12,12 +12,9 @@
 package main
 
 import (
-	"crypto/sha256"
-	"debug/elf"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mkrelease/mkrelease/bench/internal/payload"
 	"github.com/mkrelease/mkrelease/wheel"
 )
 
@@ -191,61 +189,12 @@ func median(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
-// makePayload builds an unpacked wheel of real ELF files (the largest
-// regular files of the library folders, in path order, deduplicated by
-// content) of at least limit bytes.
+// makePayload builds an unpacked wheel of real ELF files of at least
+// limit bytes.
 func makePayload(dir string, limit int64) (int64, int, error) {
-	pkg := filepath.Join(dir, "bench_payload", "lib")
-	if err := os.MkdirAll(pkg, 0o755); err != nil {
+	total, n, err := payload.Copy(filepath.Join(dir, "bench_payload", "lib"), limit, nil)
+	if err != nil {
 		return 0, 0, err
-	}
-	var total int64
-	n := 0
-	seen := map[[32]byte]bool{}
-	roots := []string{"/usr/lib/x86_64-linux-gnu", "/usr/local/go/pkg/tool", "/usr/lib/gcc", "/usr/libexec", "/usr/lib/jvm"}
-	for _, root := range roots {
-		if total >= limit {
-			break
-		}
-		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || total >= limit {
-				if d != nil && d.IsDir() && err == nil {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !d.Type().IsRegular() {
-				return nil
-			}
-			info, err := d.Info()
-			if err != nil || info.Size() < 64<<10 {
-				return nil
-			}
-			if f, err := elf.Open(p); err != nil {
-				return nil
-			} else {
-				f.Close()
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return nil
-			}
-			sum := sha256.Sum256(data)
-			if seen[sum] {
-				return nil
-			}
-			seen[sum] = true
-			name := strings.ReplaceAll(strings.TrimPrefix(p, "/"), "/", "__")
-			if err := os.WriteFile(filepath.Join(pkg, name), data, info.Mode().Perm()|0o600); err != nil {
-				return err
-			}
-			total += int64(len(data))
-			n++
-			return nil
-		})
-	}
-	if total < limit {
-		return 0, 0, fmt.Errorf("found only %d MiB of ELF files", total>>20)
 	}
 	di := filepath.Join(dir, "bench_payload-1.0.dist-info")
 	os.MkdirAll(di, 0o755)

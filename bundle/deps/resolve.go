@@ -29,6 +29,17 @@ type Root struct {
 	info *wheelInfo
 }
 
+// LoadOwn is LoadRoot for a wheel mkrelease has just written, whose
+// digest and size are known: it reads only the metadata and license files,
+// without checking the wheel again.
+func LoadOwn(path, sha256 string, size int64) (Root, error) {
+	info, err := readOwnWheel(path)
+	if err != nil {
+		return Root{}, fmt.Errorf("release wheel %s: %w", path, err)
+	}
+	return Root{Path: path, File: info.fn, SHA256: sha256, Size: size, info: info}, nil
+}
+
 // LoadRoot reads one of the release's own wheels: it checks it (see
 // wheel.Check; damage, unsafe members and RECORD mismatches are errors)
 // and reads its metadata.
@@ -149,7 +160,7 @@ func Resolve(ctx context.Context, roots []Root, lock *Lock, finder *Finder, targ
 	for i := range roots {
 		rt := &roots[i]
 		if rt.info == nil {
-			return nil, fmt.Errorf("resolve: release wheel %s was not loaded with LoadRoot", rt.Path)
+			return nil, fmt.Errorf("resolve: release wheel %s was not loaded with LoadRoot or LoadOwn", rt.Path)
 		}
 		if _, dup := r.roots[rt.Name()]; dup {
 			return nil, fmt.Errorf("resolve: two release wheels named %s", rt.Name())

@@ -412,7 +412,7 @@ func TestGolden(t *testing.T) {
 		{Path: "empty", Mode: fs.ModeDir},
 	}
 	_, sha, size := write(t, entries, Options{Root: "golden-1.0", MTime: epoch})
-	const wantSHA = "4dcc885a3a6a94d98550366f3b6ae0995d79e8e642a887d0d321ad081ce1c870"
+	const wantSHA = "722d1cdb82b64450f0b68372379483a42e7dad571233988d9691ccbbf3fd60c2"
 	if sha != wantSHA {
 		t.Errorf("golden archive is %s (%d bytes), want %s", sha, size, wantSHA)
 	}

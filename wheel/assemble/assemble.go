@@ -16,8 +16,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mkrelease/mkrelease/build"
 	"github.com/mkrelease/mkrelease/build/config"
@@ -134,32 +136,59 @@ func buildTarget(ctx context.Context, r *release.Release, t config.Target) error
 }
 
 // plan gathers a wheel's members for target t and the platform needs of
-// its binaries.
+// its binaries (inspected in parallel on all cores).
 func plan(r *release.Release, t config.Target, w config.Wheel) (*planned, []platform.Need, error) {
 	p := &planned{cfg: w, contents: &wheel.Contents{Epoch: r.Epoch}}
-	var needs []platform.Need
+	type member struct {
+		m    wheel.Member
+		data string // .data scheme, or ""
+	}
+	var members []member
 	for _, in := range w.Include {
 		files, err := resolve(r, t, w, in)
 		if err != nil {
 			return nil, nil, err
 		}
 		for _, f := range files {
-			n, err := platform.Inspect(f.File)
+			members = append(members, member{f, in.Data})
+		}
+	}
+	needs := make([]*platform.Need, len(members))
+	errs := make([]error, len(members))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i := range members {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer func() { <-sem; wg.Done() }()
+			n, err := platform.Inspect(members[i].m.File)
 			switch {
 			case errors.Is(err, platform.ErrNotBinary):
 			case err != nil:
-				return nil, nil, &Error{Wheel: w.Name, Target: t.Name, Msg: fmt.Sprintf("%s: %v", f.Path, err)}
+				errs[i] = err
 			default:
-				n.File = f.Path
-				needs = append(needs, n)
-				p.binaries = append(p.binaries, f.Path)
+				n.File = members[i].m.Path
+				needs[i] = &n
 			}
-			if in.Data != "" {
-				f.Path = in.Data + "/" + f.Path
-				p.contents.Data = append(p.contents.Data, f)
-			} else {
-				p.contents.Members = append(p.contents.Members, f)
-			}
+		}(i)
+	}
+	wg.Wait()
+	var out []platform.Need
+	for i, mb := range members {
+		if errs[i] != nil {
+			return nil, nil, &Error{Wheel: w.Name, Target: t.Name, Msg: fmt.Sprintf("%s: %v", mb.m.Path, errs[i])}
+		}
+		if needs[i] != nil {
+			out = append(out, *needs[i])
+			p.binaries = append(p.binaries, mb.m.Path)
+		}
+		f := mb.m
+		if mb.data != "" {
+			f.Path = mb.data + "/" + f.Path
+			p.contents.Data = append(p.contents.Data, f)
+		} else {
+			p.contents.Members = append(p.contents.Members, f)
 		}
 	}
 	for _, in := range w.Licenses {
@@ -173,7 +202,7 @@ func plan(r *release.Release, t config.Target, w config.Wheel) (*planned, []plat
 			p.contents.DistInfo = append(p.contents.DistInfo, f)
 		}
 	}
-	return p, needs, nil
+	return p, out, nil
 }
 
 // resolve lists the files an include names, with their paths in the wheel

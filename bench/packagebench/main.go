@@ -1,0 +1,273 @@
+// Command packagebench measures the packaging half of `mkrelease build`
+// (sources, wheel, closure, SBOM, bundle, checksums) against the
+// standard-tool pipeline on the same payload, in one run:
+//
+//	python3 -m wheel pack
+//	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner | gzip -n
+//	sha256sum
+//
+// and `mkrelease verify` against `sha256sum -c` over the same files.
+//
+//	go run ./bench/packagebench [-mib 420] [-runs 3] [-out bench/out-package] [-check]
+//
+// The payload is real ELF files of the machine that the manylinux policy
+// accepts (mkrelease refuses to package the others). Peak RSS is read with
+// GNU time.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mkrelease/mkrelease/bench/internal/payload"
+	"github.com/mkrelease/mkrelease/wheel/platform"
+)
+
+type timing struct {
+	Seconds []float64 `json:"seconds"`
+	Median  float64   `json:"median_seconds"`
+	PeakRSS int64     `json:"peak_rss_bytes"`
+}
+
+type results struct {
+	PayloadBytes   int64   `json:"payload_bytes"`
+	PayloadFiles   int     `json:"payload_files"`
+	CPUs           int     `json:"cpus"`
+	Build          timing  `json:"mkrelease_build"`
+	Standard       timing  `json:"standard_pipeline"`
+	BuildSpeedup   float64 `json:"build_speedup"`
+	VerifySums     timing  `json:"mkrelease_verify_sha256sums"`
+	Sha256sum      timing  `json:"sha256sum_c"`
+	VerifySpeedup  float64 `json:"verify_speedup"`
+	VerifyBundle   timing  `json:"mkrelease_verify_bundle_deep"`
+	ExtractSha256  timing  `json:"tar_x_and_sha256sum_c"`
+	BundleBytes    int64   `json:"bundle_bytes"`
+	StandardBundle int64   `json:"standard_bundle_bytes"`
+}
+
+func main() {
+	mib := flag.Int("mib", 420, "payload size in MiB")
+	runs := flag.Int("runs", 3, "runs per tool")
+	out := flag.String("out", "bench/out-package", "work folder")
+	python := flag.String("python", "/usr/bin/python3", "Python with the wheel package")
+	check := flag.Bool("check", false, "exit 1 unless the targets hold: build and verify >= 4x, peak RSS <= 256 MiB")
+	flag.Parse()
+	if err := run(*mib, *runs, *out, *python, *check); err != nil {
+		fmt.Fprintln(os.Stderr, "packagebench:", err)
+		os.Exit(1)
+	}
+}
+
+func acceptable(p string) bool {
+	n, err := platform.Inspect(p)
+	if err != nil || n.OS != "linux" || n.Arch != "x86_64" {
+		return false
+	}
+	if n.PolicyError() != nil {
+		return false
+	}
+	_, err = platform.Tag([]platform.Need{n})
+	return err == nil
+}
+
+func run(mib, runs int, out, python string, check bool) error {
+	out, _ = filepath.Abs(out)
+	os.RemoveAll(out)
+	proj := filepath.Join(out, "project")
+	var res results
+	var err error
+	res.PayloadBytes, res.PayloadFiles, err = payload.Copy(filepath.Join(proj, "payload", "bench_payload", "lib"), int64(mib)<<20, acceptable)
+	if err != nil {
+		return err
+	}
+	res.CPUs = runtime.NumCPU()
+	os.WriteFile(filepath.Join(proj, "payload", "bench_payload", "__init__.py"), []byte(""), 0o644)
+	os.WriteFile(filepath.Join(proj, "CHANGELOG.md"), []byte("# Changelog\n\n## 1.0\n- benchmark\n"), 0o644)
+	os.WriteFile(filepath.Join(proj, "release.toml"), []byte(`[project]
+name = "bench-payload"
+version = "1.0"
+license = "MIT"
+[build]
+source_date_epoch = 1793491200
+[bundle]
+changelog = "CHANGELOG.md"
+pythons = ["3.11"]
+[[source]]
+name = "payload"
+local = "payload"
+[[target]]
+name = "linux-x86_64"
+[[wheel]]
+name = "bench-payload"
+[[wheel.include]]
+source = "payload"
+from = "bench_payload"
+to = "bench_payload"
+`), 0o644)
+	bin := filepath.Join(out, "mkrelease")
+	if b, err := exec.Command("go", "build", "-o", bin, "./cmd/mkrelease").CombinedOutput(); err != nil {
+		return fmt.Errorf("build mkrelease: %v\n%s", err, b)
+	}
+	env := append(os.Environ(), "MKRELEASE_CACHE="+filepath.Join(out, "cache"))
+	if b, err := command(proj, env, bin, "lock").CombinedOutput(); err != nil {
+		return fmt.Errorf("lock: %v\n%s", err, b)
+	}
+
+	// The standard pipeline's input: the same tree as an unpacked wheel.
+	std := filepath.Join(out, "standard")
+	unpacked := filepath.Join(std, "unpacked")
+	os.MkdirAll(std, 0o755)
+	if b, err := exec.Command("cp", "-r", filepath.Join(proj, "payload"), unpacked).CombinedOutput(); err != nil {
+		return fmt.Errorf("cp: %v %s", err, b)
+	}
+	di := filepath.Join(unpacked, "bench_payload-1.0.dist-info")
+	os.MkdirAll(di, 0o755)
+	os.WriteFile(filepath.Join(di, "METADATA"), []byte("Metadata-Version: 2.1\nName: bench-payload\nVersion: 1.0\n"), 0o644)
+	os.WriteFile(filepath.Join(di, "WHEEL"), []byte("Wheel-Version: 1.0\nGenerator: bench\nRoot-Is-Purelib: false\nTag: py3-none-manylinux_2_17_x86_64\n"), 0o644)
+	script := `set -e
+cd "$1"
+rm -rf dist root && mkdir -p dist root/wheels
+"$2" -m wheel pack -d root/wheels unpacked >/dev/null
+(cd root && sha256sum wheels/*.whl > SHA256SUMS)
+tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C . -cf - root | gzip -n > dist/bundle.tar.gz
+cp root/wheels/*.whl dist/
+(cd dist && for f in *; do sha256sum "$f" > "$f.sha256"; done && sha256sum *.whl *.tar.gz > SHA256SUMS)
+`
+	for i := 0; i < runs; i++ {
+		os.RemoveAll(filepath.Join(proj, "dist"))
+		secs, rss, err := timed(command(proj, env, bin, "build", "--out", "dist"))
+		if err != nil {
+			return fmt.Errorf("mkrelease build: %w", err)
+		}
+		res.Build.add(secs, rss)
+		secs, rss, err = timed(exec.Command("sh", "-c", script, "sh", std, python))
+		if err != nil {
+			return fmt.Errorf("standard pipeline: %w", err)
+		}
+		res.Standard.add(secs, rss)
+	}
+	bundle := filepath.Join(proj, "dist", "bench-payload-1.0-linux-x86_64.tar.gz")
+	res.BundleBytes = size(bundle)
+	res.StandardBundle = size(filepath.Join(std, "dist", "bundle.tar.gz"))
+
+	for i := 0; i < runs; i++ {
+		secs, rss, err := timed(command(proj, env, bin, "verify", "dist/SHA256SUMS"))
+		if err != nil {
+			return fmt.Errorf("mkrelease verify: %w", err)
+		}
+		res.VerifySums.add(secs, rss)
+		secs, rss, err = timed(exec.Command("sh", "-c", `cd "$1" && sha256sum -c --quiet SHA256SUMS`, "sh", filepath.Join(proj, "dist")))
+		if err != nil {
+			return fmt.Errorf("sha256sum -c: %w", err)
+		}
+		res.Sha256sum.add(secs, rss)
+		secs, rss, err = timed(command(proj, env, bin, "verify", bundle))
+		if err != nil {
+			return fmt.Errorf("mkrelease verify bundle: %w", err)
+		}
+		res.VerifyBundle.add(secs, rss)
+		x := filepath.Join(out, "extract")
+		os.RemoveAll(x)
+		os.MkdirAll(x, 0o755)
+		secs, rss, err = timed(exec.Command("sh", "-c", `cd "$1" && tar -xzf "$2" && cd bench-payload-1.0-linux-x86_64 && sha256sum -c --quiet SHA256SUMS`, "sh", x, bundle))
+		if err != nil {
+			return fmt.Errorf("tar -x + sha256sum -c: %w", err)
+		}
+		res.ExtractSha256.add(secs, rss)
+	}
+	for _, t := range []*timing{&res.Build, &res.Standard, &res.VerifySums, &res.Sha256sum, &res.VerifyBundle, &res.ExtractSha256} {
+		t.Median = median(t.Seconds)
+	}
+	res.BuildSpeedup = res.Standard.Median / res.Build.Median
+	res.VerifySpeedup = res.Sha256sum.Median / res.VerifySums.Median
+	b, _ := json.MarshalIndent(res, "", "  ")
+	os.WriteFile(filepath.Join(out, "results.json"), append(b, '\n'), 0o644)
+
+	fmt.Printf("payload: %d ELF files, %.0f MiB; %d CPUs; median of %d runs\n\n", res.PayloadFiles, float64(res.PayloadBytes)/(1<<20), res.CPUs, runs)
+	fmt.Println("| task | mkrelease | standard tools | ratio |")
+	fmt.Println("| --- | --- | --- | --- |")
+	fmt.Printf("| packaging: wheel, closure, bundle, SBOM, checksums | %.2f s, %d MiB peak | %.2f s (wheel pack + tar\\|gzip -n + sha256sum), %d MiB peak | %.2fx |\n",
+		res.Build.Median, res.Build.PeakRSS>>20, res.Standard.Median, res.Standard.PeakRSS>>20, res.BuildSpeedup)
+	fmt.Printf("| verify the release's files against SHA256SUMS | %.2f s, %d MiB peak | %.2f s (sha256sum -c) | %.2fx |\n",
+		res.VerifySums.Median, res.VerifySums.PeakRSS>>20, res.Sha256sum.Median, res.VerifySpeedup)
+	fmt.Printf("| audit the bundle in depth (extract, SHA256SUMS, every wheel's RECORD) | %.2f s, %d MiB peak | %.2f s (tar -x + sha256sum -c, no wheel check) | %.2fx |\n",
+		res.VerifyBundle.Median, res.VerifyBundle.PeakRSS>>20, res.ExtractSha256.Median, res.ExtractSha256.Median/res.VerifyBundle.Median)
+	fmt.Printf("\nbundle: %.1f MiB (standard pipeline's: %.1f MiB)\n", float64(res.BundleBytes)/(1<<20), float64(res.StandardBundle)/(1<<20))
+	if check {
+		var errs []error
+		if res.BuildSpeedup < 4 {
+			errs = append(errs, fmt.Errorf("packaging %.2fx, want >= 4", res.BuildSpeedup))
+		}
+		if res.VerifySpeedup < 4 {
+			errs = append(errs, fmt.Errorf("verify %.2fx, want >= 4", res.VerifySpeedup))
+		}
+		for _, t := range []timing{res.Build, res.VerifySums, res.VerifyBundle} {
+			if t.PeakRSS > 256<<20 {
+				errs = append(errs, fmt.Errorf("peak RSS %d MiB, want <= 256", t.PeakRSS>>20))
+			}
+		}
+		return errors.Join(errs...)
+	}
+	return nil
+}
+
+func (t *timing) add(secs float64, rss int64) {
+	t.Seconds = append(t.Seconds, secs)
+	t.PeakRSS = max(t.PeakRSS, rss)
+}
+
+func command(dir string, env []string, name string, args ...string) *exec.Cmd {
+	c := exec.Command(name, args...)
+	c.Dir, c.Env = dir, env
+	return c
+}
+
+func size(p string) int64 {
+	st, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+// timed runs cmd under GNU time: wall time and peak RSS of the command
+// (not of this process, whose high-water mark a child would inherit).
+func timed(cmd *exec.Cmd) (float64, int64, error) {
+	f, err := os.CreateTemp("", "bench-time-")
+	if err != nil {
+		return 0, 0, err
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	cmd.Args = append([]string{"/usr/bin/time", "-f", "%M", "-o", f.Name()}, cmd.Args...)
+	cmd.Path = "/usr/bin/time"
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("%v: %s", err, stderr.String())
+	}
+	secs := time.Since(start).Seconds()
+	b, _ := os.ReadFile(f.Name())
+	kb, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return 0, 0, fmt.Errorf("GNU time printed %q", b)
+	}
+	return secs, kb * 1024, nil
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}

@@ -1,0 +1,55 @@
+package wheel
+
+import (
+	"archive/zip"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+)
+
+// ReadMetadata reads a wheel's file name and METADATA without checking the
+// rest of it: for wheels whose integrity is established otherwise (just
+// written by [Write], or verified by digest). Use [Check] for anything
+// else.
+func ReadMetadata(path string) (Filename, *Metadata, error) {
+	fn, err := ParseFilename(filepath.Base(path))
+	if err != nil {
+		return Filename{}, nil, err
+	}
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return Filename{}, nil, fmt.Errorf("wheel %s: %w", path, err)
+	}
+	defer zr.Close()
+	var found *zip.File
+	for _, f := range zr.File {
+		dir, rest, ok := strings.Cut(f.Name, "/")
+		if ok && rest == "METADATA" && strings.HasSuffix(dir, ".dist-info") {
+			if found != nil {
+				return Filename{}, nil, fmt.Errorf("wheel %s: more than one .dist-info/METADATA", path)
+			}
+			found = f
+		}
+	}
+	if found == nil {
+		return Filename{}, nil, fmt.Errorf("wheel %s: no .dist-info/METADATA", path)
+	}
+	if found.UncompressedSize64 > checkMaxTextBytes {
+		return Filename{}, nil, fmt.Errorf("wheel %s: METADATA is %d bytes", path, found.UncompressedSize64)
+	}
+	rc, err := found.Open()
+	if err != nil {
+		return Filename{}, nil, fmt.Errorf("wheel %s: %w", path, err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, checkMaxTextBytes))
+	if err != nil {
+		return Filename{}, nil, fmt.Errorf("wheel %s: METADATA: %w", path, err)
+	}
+	md, err := ParseMetadata(data)
+	if err != nil {
+		return Filename{}, nil, fmt.Errorf("wheel %s: %w", path, err)
+	}
+	return fn, md, nil
+}
