@@ -2,8 +2,6 @@ package bundle
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -41,7 +39,7 @@ func (Stage) Run(ctx context.Context, r *release.Release) error {
 	if err := atomicfile.WriteFile(filepath.Join(r.Stage, "RELEASE_NOTES.md"), []byte(n), 0o644); err != nil {
 		return err
 	}
-	r.Artifacts.Add(artifact.Artifact{Kind: artifact.Notes, Path: "RELEASE_NOTES.md", SHA256: sha256Hex([]byte(n)), Size: int64(len(n))})
+	r.Artifacts.Add(artifact.Artifact{Kind: artifact.Notes, Path: "RELEASE_NOTES.md", SHA256: checksum.Bytes([]byte(n)), Size: int64(len(n))})
 	for _, t := range r.Targets {
 		cl := r.Closures[t.Name]
 		if cl == nil {
@@ -66,7 +64,7 @@ func writeBundle(ctx context.Context, r *release.Release, target string, cl *dep
 	}
 	addData := func(p string, data []byte, mode fs.FileMode) {
 		entries = append(entries, tarball.Entry{Path: p, Data: data, Mode: mode})
-		sums = append(sums, checksum.Sum{Name: p, SHA256: sha256Hex(data)})
+		sums = append(sums, checksum.Sum{Name: p, SHA256: checksum.Bytes(data)})
 	}
 	docs := Docs{Name: c.Project.NormalizedName, Version: c.Project.Version, Target: target,
 		PlatformTag: cl.Target.Platform, Root: root, File: file, Pythons: c.Bundle.Pythons}
@@ -151,9 +149,4 @@ func bundleManifest(r *release.Release, target string, cl *deps.Closure) ([]byte
 		return nil, err
 	}
 	return append(data, '\n'), nil
-}
-
-func sha256Hex(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
 }

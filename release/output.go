@@ -12,6 +12,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/internal/artifact"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/internal/checksum"
 )
 
 // ToolVersion is the version of mkrelease. It is recorded in every manifest:
@@ -173,7 +174,7 @@ func projectFiles(c *config.Config) map[string]string {
 			continue
 		}
 		if data, err := os.ReadFile(filepath.Join(c.Dir, filepath.FromSlash(p))); err == nil {
-			out[p] = sha256Hex(data)
+			out[p] = checksum.Bytes(data)
 		}
 	}
 	if len(out) == 0 {
@@ -198,7 +199,7 @@ func (ManifestStage) Run(_ context.Context, r *Release) error {
 	if err := atomicfile.WriteFile(filepath.Join(r.Stage, "manifest.json"), data, 0o644); err != nil {
 		return err
 	}
-	r.Artifacts.Add(artifact.Artifact{Kind: artifact.Manifest, Path: "manifest.json", SHA256: sha256Hex(data), Size: int64(len(data))})
+	r.Artifacts.Add(artifact.Artifact{Kind: artifact.Manifest, Path: "manifest.json", SHA256: checksum.Bytes(data), Size: int64(len(data))})
 	return nil
 }
 

@@ -24,11 +24,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
-	"strconv"
-	"strings"
-	"time"
 
+	"github.com/mkrelease/mkrelease/bench/internal/measure"
 	"github.com/mkrelease/mkrelease/bench/internal/payload"
 	"github.com/mkrelease/mkrelease/wheel/platform"
 )
@@ -145,12 +142,12 @@ cp root/wheels/*.whl dist/
 `
 	for i := 0; i < runs; i++ {
 		os.RemoveAll(filepath.Join(proj, "dist"))
-		secs, rss, err := timed(command(proj, env, bin, "build", "--out", "dist"))
+		secs, rss, err := measure.Timed(command(proj, env, bin, "build", "--out", "dist"))
 		if err != nil {
 			return fmt.Errorf("mkrelease build: %w", err)
 		}
 		res.Build.add(secs, rss)
-		secs, rss, err = timed(exec.Command("sh", "-c", script, "sh", std, python))
+		secs, rss, err = measure.Timed(exec.Command("sh", "-c", script, "sh", std, python))
 		if err != nil {
 			return fmt.Errorf("standard pipeline: %w", err)
 		}
@@ -161,17 +158,17 @@ cp root/wheels/*.whl dist/
 	res.StandardBundle = size(filepath.Join(std, "dist", "bundle.tar.gz"))
 
 	for i := 0; i < runs; i++ {
-		secs, rss, err := timed(command(proj, env, bin, "verify", "dist/SHA256SUMS"))
+		secs, rss, err := measure.Timed(command(proj, env, bin, "verify", "dist/SHA256SUMS"))
 		if err != nil {
 			return fmt.Errorf("mkrelease verify: %w", err)
 		}
 		res.VerifySums.add(secs, rss)
-		secs, rss, err = timed(exec.Command("sh", "-c", `cd "$1" && sha256sum -c --quiet SHA256SUMS`, "sh", filepath.Join(proj, "dist")))
+		secs, rss, err = measure.Timed(exec.Command("sh", "-c", `cd "$1" && sha256sum -c --quiet SHA256SUMS`, "sh", filepath.Join(proj, "dist")))
 		if err != nil {
 			return fmt.Errorf("sha256sum -c: %w", err)
 		}
 		res.Sha256sum.add(secs, rss)
-		secs, rss, err = timed(command(proj, env, bin, "verify", bundle))
+		secs, rss, err = measure.Timed(command(proj, env, bin, "verify", bundle))
 		if err != nil {
 			return fmt.Errorf("mkrelease verify bundle: %w", err)
 		}
@@ -179,14 +176,14 @@ cp root/wheels/*.whl dist/
 		x := filepath.Join(out, "extract")
 		os.RemoveAll(x)
 		os.MkdirAll(x, 0o755)
-		secs, rss, err = timed(exec.Command("sh", "-c", `cd "$1" && tar -xzf "$2" && cd bench-payload-1.0-linux-x86_64 && sha256sum -c --quiet SHA256SUMS`, "sh", x, bundle))
+		secs, rss, err = measure.Timed(exec.Command("sh", "-c", `cd "$1" && tar -xzf "$2" && cd bench-payload-1.0-linux-x86_64 && sha256sum -c --quiet SHA256SUMS`, "sh", x, bundle))
 		if err != nil {
 			return fmt.Errorf("tar -x + sha256sum -c: %w", err)
 		}
 		res.ExtractSha256.add(secs, rss)
 	}
 	for _, t := range []*timing{&res.Build, &res.Standard, &res.VerifySums, &res.Sha256sum, &res.VerifyBundle, &res.ExtractSha256} {
-		t.Median = median(t.Seconds)
+		t.Median = measure.Median(t.Seconds)
 	}
 	res.BuildSpeedup = res.Standard.Median / res.Build.Median
 	res.VerifySpeedup = res.Sha256sum.Median / res.VerifySums.Median
@@ -238,36 +235,4 @@ func size(p string) int64 {
 		return 0
 	}
 	return st.Size()
-}
-
-// timed runs cmd under GNU time: wall time and peak RSS of the command
-// (not of this process, whose high-water mark a child would inherit).
-func timed(cmd *exec.Cmd) (float64, int64, error) {
-	f, err := os.CreateTemp("", "bench-time-")
-	if err != nil {
-		return 0, 0, err
-	}
-	f.Close()
-	defer os.Remove(f.Name())
-	cmd.Args = append([]string{"/usr/bin/time", "-f", "%M", "-o", f.Name()}, cmd.Args...)
-	cmd.Path = "/usr/bin/time"
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		return 0, 0, fmt.Errorf("%v: %s", err, stderr.String())
-	}
-	secs := time.Since(start).Seconds()
-	b, _ := os.ReadFile(f.Name())
-	kb, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil {
-		return 0, 0, fmt.Errorf("GNU time printed %q", b)
-	}
-	return secs, kb * 1024, nil
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	return s[len(s)/2]
 }

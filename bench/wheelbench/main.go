@@ -19,16 +19,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
-	"strconv"
-	"strings"
-	"time"
 
+	"github.com/mkrelease/mkrelease/bench/internal/measure"
 	"github.com/mkrelease/mkrelease/bench/internal/payload"
 	"github.com/mkrelease/mkrelease/wheel"
 )
 
-type measure struct {
+type result struct {
 	Seconds []float64 `json:"seconds"`
 	Median  float64   `json:"median_seconds"`
 	PeakRSS int64     `json:"peak_rss_bytes"`
@@ -39,8 +36,8 @@ type results struct {
 	PayloadBytes int64   `json:"payload_bytes"`
 	PayloadFiles int     `json:"payload_files"`
 	CPUs         int     `json:"cpus"`
-	Mkrelease    measure `json:"mkrelease"`
-	WheelPack    measure `json:"wheel_pack"`
+	Mkrelease    result  `json:"mkrelease"`
+	WheelPack    result  `json:"wheel_pack"`
 	Speedup      float64 `json:"speedup"`
 	SizeRatio    float64 `json:"size_ratio"`
 	PipInstalled bool    `json:"pip_installed"`
@@ -86,7 +83,7 @@ func run(mib, runs int, out, python string, check bool) error {
 				cmd = exec.Command(python, "-m", "wheel", "pack", "-d", dst, payload)
 			}
 			cmd.Env = append(os.Environ(), "SOURCE_DATE_EPOCH=1793491200")
-			secs, rss, err := timed(cmd)
+			secs, rss, err := measure.Timed(cmd)
 			if err != nil {
 				return fmt.Errorf("%s: %w", tool, err)
 			}
@@ -104,7 +101,7 @@ func run(mib, runs int, out, python string, check bool) error {
 			m.Size = st.Size()
 		}
 	}
-	res.Mkrelease.Median, res.WheelPack.Median = median(res.Mkrelease.Seconds), median(res.WheelPack.Seconds)
+	res.Mkrelease.Median, res.WheelPack.Median = measure.Median(res.Mkrelease.Seconds), measure.Median(res.WheelPack.Seconds)
 	res.Speedup = res.WheelPack.Median / res.Mkrelease.Median
 	res.SizeRatio = float64(res.Mkrelease.Size) / float64(res.WheelPack.Size)
 
@@ -141,7 +138,7 @@ func run(mib, runs int, out, python string, check bool) error {
 	fmt.Println("| --- | --- | --- | --- |")
 	for _, row := range []struct {
 		name string
-		m    measure
+		m    result
 	}{{"mkrelease (wheel.Write)", res.Mkrelease}, {"python3 -m wheel pack", res.WheelPack}} {
 		fmt.Printf("| %s | %.2f | %.0f | %.1f |\n", row.name, row.m.Median, float64(row.m.PeakRSS)/(1<<20), float64(row.m.Size)/(1<<20))
 	}
@@ -151,42 +148,6 @@ func run(mib, runs int, out, python string, check bool) error {
 			res.Speedup, res.SizeRatio, res.Mkrelease.PeakRSS>>20)
 	}
 	return nil
-}
-
-// timed runs cmd under GNU time and returns its wall time and peak RSS.
-// GNU time is a small process: a child forked from this (large) Go process
-// would inherit its high-water mark, and report this process's memory.
-func timed(cmd *exec.Cmd) (float64, int64, error) {
-	f, err := os.CreateTemp("", "wheelbench-time-")
-	if err != nil {
-		return 0, 0, err
-	}
-	f.Close()
-	defer os.Remove(f.Name())
-	cmd.Args = append([]string{"/usr/bin/time", "-f", "%M", "-o", f.Name()}, cmd.Args...)
-	cmd.Path = "/usr/bin/time"
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		return 0, 0, fmt.Errorf("%v: %s", err, stderr.String())
-	}
-	secs := time.Since(start).Seconds()
-	b, err := os.ReadFile(f.Name())
-	if err != nil {
-		return 0, 0, err
-	}
-	kb, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil {
-		return 0, 0, fmt.Errorf("GNU time printed %q", b)
-	}
-	return secs, kb * 1024, nil
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	return s[len(s)/2]
 }
 
 // makePayload builds an unpacked wheel of real ELF files of at least

@@ -223,6 +223,12 @@ func WriteSums(path string, s Sums) error {
 	return atomicfile.WriteFile(path, data, 0o644)
 }
 
+// Bytes returns the sha256 of data in lower-case hex.
+func Bytes(data []byte) string {
+	s := sha256.Sum256(data)
+	return hex.EncodeToString(s[:])
+}
+
 // File returns the sha256 (lower-case hex) and size of the file at path,
 // reading it once, in 1 MiB reads.
 func File(path string) (sha string, size int64, err error) {
