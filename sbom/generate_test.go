@@ -374,3 +374,48 @@ func TestRefusedSupplierIsReportedOnce(t *testing.T) {
 		t.Errorf("errors name %q, want only the release's supplier", got)
 	}
 }
+
+// A dependency the closure needs as two wheel files (one per Python of the
+// target) is two packages, and a requirement on its name points at both.
+func TestOnePackagePerWheelFile(t *testing.T) {
+	r := Release{Name: "vexl", Version: "0.3.0", Created: epoch, Tool: "mkrelease-0.1.0-dev",
+		Targets: []Target{{Name: "linux-x86_64",
+			Wheels: []Package{{Name: "vexl-plugin", Version: "0.3.0", FileName: "vexl_plugin-0.3.0-py3-none-manylinux_2_34_x86_64.whl",
+				SHA256: sum256("plugin"), DependsOn: []string{"numpy"}}},
+			Dependencies: []Package{
+				{Name: "numpy", Version: "2.1.0", FileName: "numpy-2.1.0-cp311-cp311-manylinux_2_17_x86_64.whl", SHA256: sum256("np311")},
+				{Name: "numpy", Version: "2.1.0", FileName: "numpy-2.1.0-cp312-cp312-manylinux_2_17_x86_64.whl", SHA256: sum256("np312")},
+			}}}}
+	data, err := Generate(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	for _, p := range s.Packages {
+		if p.Name == "numpy" {
+			ids[p.FileName] = p.ID
+		}
+	}
+	if len(ids) != 2 || ids["numpy-2.1.0-cp311-cp311-manylinux_2_17_x86_64.whl"] == ids["numpy-2.1.0-cp312-cp312-manylinux_2_17_x86_64.whl"] {
+		t.Fatalf("numpy packages: %v", ids)
+	}
+	depends := 0
+	for _, rel := range s.Relationships {
+		if rel.Type == "DEPENDS_ON" && strings.Contains(rel.From, "vexl-plugin") && strings.Contains(rel.To, "numpy") {
+			depends++
+		}
+	}
+	if depends != 2 {
+		t.Errorf("vexl-plugin DEPENDS_ON %d numpy packages, want 2", depends)
+	}
+	dup := r
+	dup.Targets = []Target{r.Targets[0]}
+	dup.Targets[0].Dependencies = append(dup.Targets[0].Dependencies, r.Targets[0].Dependencies[0])
+	if _, err := Generate(dup); err == nil || !strings.Contains(err.Error(), "listed twice") {
+		t.Errorf("the same file twice: %v", err)
+	}
+}
