@@ -7,7 +7,9 @@
 // For an output folder the checks are: SHA256SUMS matches every file it
 // lists and no file is missing from it (sidecars and SHA256SUMS itself
 // aside); every top-level artifact has a sidecar and every sidecar
-// matches; every wheel and every bundle passes its own checks; the SBOM
+// matches; every wheel and every bundle passes its own checks; each release
+// pair is complete (a wheel's exact pin on another finds it, same version
+// and tags); the SBOM
 // parses and every package checksum in it equals the file it describes
 // (the release's wheels in the folder, the dependencies inside the
 // bundles); manifest.json records the digests the files have.
@@ -26,6 +28,8 @@ import (
 
 	"github.com/mkrelease/mkrelease/bundle"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/pep508"
+	"github.com/mkrelease/mkrelease/internal/pyname"
 	"github.com/mkrelease/mkrelease/release"
 	"github.com/mkrelease/mkrelease/sbom"
 	"github.com/mkrelease/mkrelease/wheel"
@@ -290,9 +294,56 @@ func Dist(ctx context.Context, dir string) ([]Item, error) {
 	for _, w := range wheels {
 		sub = append(sub, Wheel(filepath.Join(dir, w)))
 	}
+	it.check("pairs", pairFindings(dir, wheels)...)
 	it.check("sbom", sbomFindings(dir, entries, inside)...)
 	it.check("manifest", manifestFindings(dir)...)
 	return append([]Item{it.Item}, sub...), nil
+}
+
+// pairFindings checks the release pairs among the folder's wheels: a wheel
+// that pins another wheel of the folder exactly (NAME==VERSION) must find it
+// at that version with the same python, abi and platform tags.
+func pairFindings(dir string, wheels []string) []Finding {
+	type info struct {
+		fn wheel.Filename
+		md *wheel.Metadata
+	}
+	var all []info
+	names := map[string]bool{}
+	for _, w := range wheels {
+		fn, md, err := wheel.ReadMetadata(filepath.Join(dir, w))
+		if err != nil {
+			continue // the wheel's own checks report it
+		}
+		all = append(all, info{fn, md})
+		names[pyname.Normalize(md.Name)] = true
+	}
+	var out []Finding
+	for _, a := range all {
+		for _, rd := range a.md.RequiresDist {
+			req, err := pep508.ParseRequirement(rd)
+			if err != nil || !names[req.NormalizedName()] || req.Marker != nil {
+				continue
+			}
+			spec := req.Specifier.String()
+			want, exact := strings.CutPrefix(spec, "==")
+			if !exact || strings.ContainsAny(want, ",*") {
+				continue
+			}
+			found := false
+			for _, b := range all {
+				if pyname.Normalize(b.md.Name) == req.NormalizedName() && b.md.Version == want &&
+					b.fn.Python == a.fn.Python && b.fn.ABI == a.fn.ABI && b.fn.Platform == a.fn.Platform {
+					found = true
+				}
+			}
+			if !found {
+				out = append(out, Finding{File: a.fn.String(), Msg: fmt.Sprintf("requires %s, but no %s %s wheel with the tags %s-%s-%s is in the folder",
+					rd, req.NormalizedName(), want, a.fn.Python, a.fn.ABI, a.fn.Platform)})
+			}
+		}
+	}
+	return out
 }
 
 // sbomFindings checks every package checksum of the SBOM against the file

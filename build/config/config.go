@@ -38,6 +38,9 @@ type Config struct {
 	Dependencies Dependencies `toml:"dependencies"`
 	// Bundle configures the offline install bundles.
 	Bundle Bundle `toml:"bundle"`
+	// Signing names the key that signs the provenance and the keys an
+	// auditor trusts.
+	Signing Signing `toml:"signing"`
 
 	// File is the path of release.toml as the user named it (for messages).
 	File string `toml:"-"`
@@ -97,6 +100,18 @@ type Bundle struct {
 	// support boundary, stated in INSTALL.md, checked by install.sh, and
 	// the interpreters the dependency closure is evaluated for.
 	Pythons []string `toml:"pythons"`
+}
+
+// Signing configures the provenance signature.
+type Signing struct {
+	// Key is the signing key URI: file://PATH (an encrypted PEM, password
+	// from MKRELEASE_KEY_PASSWORD or a prompt), env://VAR, or a KMS URI of
+	// a provider compiled in. Empty: a local development key in .mkrelease/,
+	// created on first use (it proves nothing to anyone else).
+	Key string `toml:"key"`
+	// TrustedKeys are PEM public keys (project-relative paths) that
+	// `mkrelease verify` accepts signatures from, besides --key.
+	TrustedKeys []string `toml:"trusted_keys"`
 }
 
 // Person is an author or maintainer.

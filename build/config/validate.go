@@ -139,6 +139,15 @@ func (v *validator) config(c *Config) {
 			}
 		}
 	}
+	if k := c.Signing.Key; k != "" {
+		scheme, rest, ok := strings.Cut(k, "://")
+		if !ok || rest == "" || !identRE.MatchString(scheme) {
+			v.errorf("signing.key", `a key URI: "file://keys/release.key", "env://RELEASE_KEY", or a KMS URI such as "hashivault://NAME"`, "invalid key URI %q", k)
+		}
+	}
+	for i, k := range c.Signing.TrustedKeys {
+		v.path(fmt.Sprintf("signing.trusted_keys[%d]", i), k)
+	}
 	if c.Bundle.Changelog != "" {
 		v.path("bundle.changelog", c.Bundle.Changelog)
 	}

@@ -20,10 +20,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mkrelease/mkrelease/build"
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/internal/testhook"
 	"github.com/mkrelease/mkrelease/internal/treehash"
 	"github.com/mkrelease/mkrelease/release"
 	"github.com/mkrelease/mkrelease/wheel"
@@ -293,7 +295,11 @@ func addDistInfo(r *release.Release, p *planned, tag string) error {
 	if tag == "any" {
 		purelib = "true"
 	}
-	wheelFile := fmt.Sprintf("Wheel-Version: 1.0\nGenerator: mkrelease (%s)\nRoot-Is-Purelib: %s\n", release.ToolVersion, purelib)
+	generator := "mkrelease (" + release.ToolVersion + ")"
+	if testhook.Nondeterministic("wheel-generator") {
+		generator += fmt.Sprintf(" run %d", time.Now().UnixNano())
+	}
+	wheelFile := fmt.Sprintf("Wheel-Version: 1.0\nGenerator: %s\nRoot-Is-Purelib: %s\n", generator, purelib)
 	for _, t := range p.contents.Name.Tags() {
 		wheelFile += "Tag: " + t + "\n"
 	}
