@@ -3,17 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
-	"github.com/mkrelease/mkrelease/build"
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
-	"github.com/mkrelease/mkrelease/bundle"
 	"github.com/mkrelease/mkrelease/internal/artifact"
-	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/pipeline"
 	"github.com/mkrelease/mkrelease/release"
-	"github.com/mkrelease/mkrelease/wheel/assemble"
 	"github.com/spf13/cobra"
 )
 
@@ -114,42 +110,14 @@ func buildRun(ctx context.Context, o *BuildOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := release.CheckOutput(o.Out); err != nil {
-		return err
-	}
 	cache, err := g.cacheDir(o.Factory)
 	if err != nil {
 		return err
 	}
-	scratch, err := os.MkdirTemp("", "mkrelease-build-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(scratch)
-	stage, err := atomicfile.TempDir(o.Out)
-	if err != nil {
-		return err
-	}
-	r := &release.Release{
-		Config: cfg, Lock: l, LockFile: g.lockPath(), Targets: targets,
-		Out: o.Out, Stage: stage, CacheDir: cache, Scratch: scratch, NoCache: o.NoCache, Logger: log,
-	}
-	defer func() {
-		if r.Stage != "" {
-			os.RemoveAll(r.Stage)
-		}
-	}()
 	log.Info("building", "project", cfg.Project.NormalizedName, "version", cfg.Project.Version, "targets", strings.Join(names(targets), ","))
-	err = release.Run(ctx, r, []release.Stage{
-		build.SourcesStage{Relock: g.relockCommand()}, // verify every input against release.lock first
-		build.CompileStage{},                          // run the steps per target through the action cache
-		assemble.Stage{},                              // the wheels, their platform tags, the pair check
-		bundle.ClosureStage{},                         // each target's dependency closure, fetched and verified
-		bundle.SBOMStage{},                            // the SPDX document (it goes into the bundles)
-		bundle.Stage{},                                // release notes and one offline bundle per target
-		release.ManifestStage{},                       // record inputs and outputs
-		release.ChecksumStage{},                       // sidecars and SHA256SUMS, once every artifact exists
-		release.OutputStage{},                         // swap the staging folder into place, last
+	r, err := pipeline.Build(ctx, pipeline.BuildOptions{
+		Config: cfg, Lock: l, LockFile: g.lockPath(), Relock: g.relockCommand(), Targets: targets,
+		Out: o.Out, CacheDir: cache, NoCache: o.NoCache, Logger: log,
 	})
 	if err != nil {
 		return err

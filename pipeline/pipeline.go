@@ -1,0 +1,78 @@
+// Package pipeline assembles the release pipelines from their stages, so
+// that every verb that builds (build, reproduce, and later release) runs
+// exactly the same sequence.
+package pipeline
+
+import (
+	"context"
+	"log/slog"
+	"os"
+
+	"github.com/mkrelease/mkrelease/build"
+	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/build/lock"
+	"github.com/mkrelease/mkrelease/bundle"
+	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/release"
+	"github.com/mkrelease/mkrelease/wheel/assemble"
+)
+
+// BuildOptions are the inputs of a build.
+type BuildOptions struct {
+	Config   *config.Config
+	Lock     *lock.Lock
+	LockFile string
+	// Relock is the command printed to accept a drift.
+	Relock  string
+	Targets []config.Target
+	Out     string
+	// CacheDir holds the action cache and fetched sources.
+	CacheDir string
+	NoCache  bool
+	Logger   *slog.Logger
+}
+
+// BuildStages are the stages of `mkrelease build`, in order.
+func BuildStages(relock string) []release.Stage {
+	return []release.Stage{
+		build.SourcesStage{Relock: relock}, // verify every input against release.lock first
+		build.CompileStage{},               // run the steps per target through the action cache
+		assemble.Stage{},                   // the wheels, their platform tags, the pair check
+		bundle.ClosureStage{},              // each target's dependency closure, fetched and verified
+		bundle.SBOMStage{},                 // the SPDX document (it goes into the bundles)
+		bundle.Stage{},                     // release notes and one offline bundle per target
+		release.ManifestStage{},            // record inputs and outputs
+		release.ChecksumStage{},            // sidecars and SHA256SUMS, once every artifact exists
+		release.OutputStage{},              // swap the staging folder into place, last
+	}
+}
+
+// Build runs the build pipeline and returns the finished release. The
+// output folder is replaced only when every stage succeeded.
+func Build(ctx context.Context, o BuildOptions) (*release.Release, error) {
+	if err := release.CheckOutput(o.Out); err != nil {
+		return nil, err
+	}
+	scratch, err := os.MkdirTemp("", "mkrelease-build-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+	stage, err := atomicfile.TempDir(o.Out)
+	if err != nil {
+		return nil, err
+	}
+	r := &release.Release{
+		Config: o.Config, Lock: o.Lock, LockFile: o.LockFile, Targets: o.Targets,
+		Out: o.Out, Stage: stage, CacheDir: o.CacheDir, Scratch: scratch, NoCache: o.NoCache, Logger: o.Logger,
+	}
+	defer func() {
+		if r.Stage != "" {
+			os.RemoveAll(r.Stage)
+		}
+	}()
+	if err := release.Run(ctx, r, BuildStages(o.Relock)); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
