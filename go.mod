@@ -36,6 +36,7 @@ require (
 	github.com/spf13/afero v1.15.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 	go4.org v0.0.0-20230225012048-214862532bf5 // indirect
+	golang.org/x/term v0.45.0 // indirect
 	golang.org/x/text v0.29.0 // indirect
 	golang.org/x/tools v0.49.0 // indirect
 )

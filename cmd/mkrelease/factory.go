@@ -29,8 +29,10 @@ type IOStreams struct {
 // Factory carries what every command needs; tests replace its parts.
 type Factory struct {
 	IO *IOStreams
-	// Getenv reads the environment (tests inject their own).
-	Getenv func(string) string
+	// Getenv reads the environment (tests inject their own); LookupEnv
+	// also tells an unset variable from an empty one.
+	Getenv    func(string) string
+	LookupEnv func(string) (string, bool)
 }
 
 // globalOptions are the flags every verb shares.
@@ -86,7 +88,7 @@ func (g *globalOptions) logger(f *Factory) *slog.Logger {
 func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	f := &Factory{IO: &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}, Getenv: os.Getenv}
+	f := &Factory{IO: &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}, Getenv: os.Getenv, LookupEnv: os.LookupEnv}
 	return run(ctx, f, os.Args[1:])
 }
 
