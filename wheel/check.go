@@ -15,9 +15,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -259,15 +261,26 @@ func CheckReader(name string, r io.ReaderAt, size int64) (*Report, error) {
 // it wraps, to tell I/O failures from corrupt content.
 type ioErrReaderAt struct {
 	r   io.ReaderAt
+	mu  sync.Mutex // members are read in parallel
 	err error
 }
 
 func (t *ioErrReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	n, err := t.r.ReadAt(p, off)
-	if err != nil && err != io.EOF && t.err == nil {
-		t.err = err
+	if err != nil && err != io.EOF {
+		t.mu.Lock()
+		if t.err == nil {
+			t.err = err
+		}
+		t.mu.Unlock()
 	}
 	return n, err
+}
+
+func (t *ioErrReaderAt) firstErr() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
 }
 
 // wheelChecker holds the state of one check.
@@ -627,7 +640,7 @@ func (c *wheelChecker) checkSizes() {
 // readMember decompresses f once, writing its bytes to h (when not nil)
 // and keeping up to keepMax bytes when keep is not nil. It returns the
 // number of bytes read and whether more than keepMax were offered.
-func (c *wheelChecker) readMember(f *zip.File, h hash.Hash, keep *bytes.Buffer, keepMax int) (int64, bool, error) {
+func readMember(f *zip.File, h hash.Hash, keep *bytes.Buffer, keepMax int, buf []byte) (int64, bool, error) {
 	rc, err := f.Open()
 	if err != nil {
 		return 0, false, err
@@ -649,7 +662,7 @@ func (c *wheelChecker) readMember(f *zip.File, h hash.Hash, keep *bytes.Buffer, 
 	if f.UncompressedSize64 < math.MaxInt64 {
 		limit = int64(f.UncompressedSize64) + 1
 	}
-	n, err := io.CopyBuffer(w, io.LimitReader(rc, limit), c.buf)
+	n, err := io.CopyBuffer(w, io.LimitReader(rc, limit), buf)
 	return n, kw.over, err
 }
 
@@ -674,8 +687,8 @@ func (b *checkCappedBuffer) Write(p []byte) (int, error) {
 // readErr turns a member read error into a finding, or returns it when
 // the reader itself failed.
 func (c *wheelChecker) readErr(f *zip.File, err error) error {
-	if c.src.err != nil {
-		return fmt.Errorf("read member %q: %w", f.Name, c.src.err)
+	if e := c.src.firstErr(); e != nil {
+		return fmt.Errorf("read member %q: %w", f.Name, e)
 	}
 	c.add(CheckZip, f.Name, "the member cannot be decompressed: %v; the archive is corrupt (obtain or build it again), and its hash is not checked", err)
 	return nil
@@ -710,7 +723,7 @@ func (c *wheelChecker) checkRecord() error {
 		return nil
 	}
 	var data bytes.Buffer
-	_, over, err := c.readMember(f, nil, &data, checkMaxTextBytes)
+	_, over, err := readMember(f, nil, &data, checkMaxTextBytes, c.buf)
 	if err != nil {
 		if err := c.readErr(f, err); err != nil {
 			return err
@@ -840,6 +853,20 @@ func (c *wheelChecker) checkMembers() error {
 	recordPath := c.distDir + "/RECORD"
 	wheelPath, metadataPath := c.distDir+"/WHEEL", c.distDir+"/METADATA"
 	seen := map[string]bool{}
+	// First, in member order, what each member needs; then the reads
+	// (decompress and hash) on all cores; then the findings, in member
+	// order again, so the report does not depend on scheduling.
+	type job struct {
+		f                   *zip.File
+		row                 *recordRowCheck
+		h                   hash.Hash
+		keep                *bytes.Buffer
+		wantWheel, wantMeta bool
+		n                   int64
+		over                bool
+		err                 error
+	}
+	var jobs []*job
 	for _, f := range c.files {
 		if c.isDirEntry(f) || (c.distDir != "" && f.Name == recordPath) {
 			continue
@@ -864,36 +891,61 @@ func (c *wheelChecker) checkMembers() error {
 		if c.skip[f] {
 			continue
 		}
-		var h hash.Hash
+		j := &job{f: f, row: row}
 		if row != nil && row.digest != nil {
-			h = c.newRecordHash(row.algo)
+			j.h = c.newRecordHash(row.algo)
 		}
-		var keep *bytes.Buffer
-		var wantWheel, wantMeta bool
 		if c.distDir != "" {
-			wantWheel = f.Name == wheelPath && !c.wheelRead
-			wantMeta = f.Name == metadataPath && !c.metadataRead
+			j.wantWheel = f.Name == wheelPath && !c.wheelRead
+			j.wantMeta = f.Name == metadataPath && !c.metadataRead
+			if j.wantWheel {
+				c.wheelRead = true // the first such member is the one read
+			}
+			if j.wantMeta {
+				c.metadataRead = true
+			}
 		}
-		if wantWheel || wantMeta {
-			keep = &bytes.Buffer{}
+		if j.wantWheel || j.wantMeta {
+			j.keep = &bytes.Buffer{}
 		}
-		n, over, err := c.readMember(f, h, keep, checkMaxTextBytes)
-		if err != nil {
-			if err := c.readErr(f, err); err != nil {
+		jobs = append(jobs, j)
+	}
+	c.wheelRead, c.metadataRead = false, false
+	next := make(chan *job)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), max(len(jobs), 1)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 64<<10)
+			for j := range next {
+				j.n, j.over, j.err = readMember(j.f, j.h, j.keep, checkMaxTextBytes, buf)
+			}
+		}()
+	}
+	for _, j := range jobs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	for _, j := range jobs {
+		f, row, h := j.f, j.row, j.h
+		if j.err != nil {
+			if err := c.readErr(f, j.err); err != nil {
 				return err
 			}
 			continue
 		}
 		switch {
-		case wantWheel:
+		case j.wantWheel:
 			c.wheelRead = true
-			if !over {
-				c.wheelData = keep.Bytes()
+			if !j.over {
+				c.wheelData = j.keep.Bytes()
 			}
-		case wantMeta:
+		case j.wantMeta:
 			c.metadataRead = true
-			if !over {
-				c.metadataData = keep.Bytes()
+			if !j.over {
+				c.metadataData = j.keep.Bytes()
 			}
 		}
 		if row == nil {
@@ -905,8 +957,8 @@ func (c *wheelChecker) checkMembers() error {
 					row.hash, row.algo, base64.RawURLEncoding.EncodeToString(got))
 			}
 		}
-		if row.size >= 0 && row.size != n {
-			c.add(CheckRecordSize, f.Name, "RECORD says %d bytes but the member has %d; installers refuse it: rebuild the wheel", row.size, n)
+		if row.size >= 0 && row.size != j.n {
+			c.add(CheckRecordSize, f.Name, "RECORD says %d bytes but the member has %d; installers refuse it: rebuild the wheel", row.size, j.n)
 		}
 	}
 	if !c.recordOK {
