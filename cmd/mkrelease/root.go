@@ -34,6 +34,7 @@ is printed); 2 bad invocation, configuration or input.`,
 		NewCmdBuild(f, g, nil),
 		NewCmdVerify(f, nil),
 		NewCmdInstall(f, nil),
+		NewCmdReproduce(f, g, nil),
 	)
 	// Unknown verbs and stray arguments are usage errors.
 	root.Args = func(cmd *cobra.Command, args []string) error {
