@@ -7,7 +7,10 @@
 // For an output folder the checks are: SHA256SUMS matches every file it
 // lists and no file is missing from it (sidecars and SHA256SUMS itself
 // aside); every top-level artifact has a sidecar and every sidecar
-// matches; every wheel and every bundle passes its own checks; each release
+// matches; the signed provenance verifies with a trusted key, names exactly
+// the folder's wheels, bundles and SBOM, and (given release.lock) records
+// the locked sources and overlays; every wheel and every bundle passes its
+// own checks; each release
 // pair is complete (a wheel's exact pin on another finds it, same version
 // and tags); the SBOM
 // parses and every package checksum in it equals the file it describes
@@ -76,7 +79,7 @@ func (e *UsageError) Error() string { return e.Msg }
 func (e *UsageError) ExitCode() int { return 2 }
 
 // Paths audits each path by its kind.
-func Paths(ctx context.Context, paths []string) (*Report, error) {
+func Paths(ctx context.Context, paths []string, o Options) (*Report, error) {
 	rep := &Report{OK: true}
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -89,7 +92,11 @@ func Paths(ctx context.Context, paths []string) (*Report, error) {
 		var items []Item
 		switch base := filepath.Base(p); {
 		case st.IsDir():
-			items, err = Dist(ctx, p)
+			items, err = Dist(ctx, p, o)
+		case strings.HasSuffix(base, ".intoto.jsonl"):
+			it := newItem(p, "provenance")
+			provenanceChecks(it, filepath.Dir(p), o)
+			items = []Item{it.Item}
 		case strings.HasSuffix(base, ".whl"):
 			items = []Item{Wheel(p)}
 		case strings.HasSuffix(base, ".tar.gz"):
@@ -101,7 +108,7 @@ func Paths(ctx context.Context, paths []string) (*Report, error) {
 		case base == "SHA256SUMS":
 			items = []Item{Sums(ctx, p)}
 		default:
-			return nil, &UsageError{Msg: p + ": verify reads wheels (.whl), bundles (.tar.gz), sidecars (.sha256), SHA256SUMS files and output folders"}
+			return nil, &UsageError{Msg: p + ": verify reads wheels (.whl), bundles (.tar.gz), provenance (.intoto.jsonl), sidecars (.sha256), SHA256SUMS files and output folders"}
 		}
 		if err != nil {
 			return nil, err
@@ -220,7 +227,7 @@ var unlistedOK = []string{"SHA256SUMS", "*" + checksum.SidecarSuffix, "*.intoto.
 
 // Dist audits an output folder: the folder's own checks first, then each
 // wheel and bundle in it.
-func Dist(ctx context.Context, dir string) ([]Item, error) {
+func Dist(ctx context.Context, dir string, o Options) ([]Item, error) {
 	it := newItem(dir, "dist")
 	var sub []Item
 
@@ -264,7 +271,7 @@ func Dist(ctx context.Context, dir string) ([]Item, error) {
 			}
 			continue
 		}
-		if !files[name+checksum.SidecarSuffix] && !strings.HasSuffix(name, ".intoto.jsonl") && !strings.HasSuffix(name, ".sigstore.json") {
+		if !files[name+checksum.SidecarSuffix] {
 			sidecarFindings = append(sidecarFindings, Finding{File: name, Msg: "has no " + name + checksum.SidecarSuffix + " sidecar"})
 		}
 		switch {
@@ -297,6 +304,7 @@ func Dist(ctx context.Context, dir string) ([]Item, error) {
 	it.check("pairs", pairFindings(dir, wheels)...)
 	it.check("sbom", sbomFindings(dir, entries, inside)...)
 	it.check("manifest", manifestFindings(dir)...)
+	provenanceChecks(it, dir, o)
 	return append([]Item{it.Item}, sub...), nil
 }
 

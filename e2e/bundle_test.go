@@ -236,7 +236,7 @@ func TestBundleClosure(t *testing.T) {
 		if strings.Contains(out, "example2") {
 			t.Errorf("the win32-only requirement entered the linux bundle:\n%s", out)
 		}
-		r.mustMkrelease(t, "verify", "dist")
+		r.mustMkrelease(t, "verify", "dist", "--key", filepath.Join(r.dir, ".mkrelease", "dev.pub"))
 		installOffline(t, b, py, checkInstalled)
 	})
 
@@ -245,7 +245,7 @@ func TestBundleClosure(t *testing.T) {
 		r := demoProject(t, requires, fmt.Sprintf("[dependencies]\nlock = \"deps/requirements.txt\"\nindex = %q\n", srv.URL+"/simple/"))
 		requirementsLock(t, r.dir, pins)
 		r.mustMkrelease(t, "build")
-		r.mustMkrelease(t, "verify", "dist")
+		r.mustMkrelease(t, "verify", "dist", "--key", filepath.Join(r.dir, ".mkrelease", "dev.pub"))
 		installOffline(t, filepath.Join(r.dir, "dist", "demo-app-2.0-linux-x86_64.tar.gz"), py, checkInstalled)
 	})
 

@@ -7,12 +7,15 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/mkrelease/mkrelease/build"
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/bundle"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/provenance"
+	"github.com/mkrelease/mkrelease/provenance/attest"
 	"github.com/mkrelease/mkrelease/release"
 	"github.com/mkrelease/mkrelease/wheel/assemble"
 )
@@ -30,10 +33,14 @@ type BuildOptions struct {
 	CacheDir string
 	NoCache  bool
 	Logger   *slog.Logger
+	// Signer signs the provenance; nil builds without it (reproduce).
+	Signer provenance.Signer
+	// Getenv reads CI facts for the provenance.
+	Getenv func(string) string
 }
 
 // BuildStages are the stages of `mkrelease build`, in order.
-func BuildStages(relock string) []release.Stage {
+func BuildStages(relock string, sign attest.Stage) []release.Stage {
 	return []release.Stage{
 		build.SourcesStage{Relock: relock}, // verify every input against release.lock first
 		build.CompileStage{},               // run the steps per target through the action cache
@@ -43,6 +50,7 @@ func BuildStages(relock string) []release.Stage {
 		bundle.Stage{},                     // release notes and one offline bundle per target
 		release.ManifestStage{},            // record inputs and outputs
 		release.ChecksumStage{},            // sidecars and SHA256SUMS, once every artifact exists
+		sign,                               // signed provenance over the artifacts; not in SHA256SUMS
 		release.OutputStage{},              // swap the staging folder into place, last
 	}
 }
@@ -71,7 +79,8 @@ func Build(ctx context.Context, o BuildOptions) (*release.Release, error) {
 			os.RemoveAll(r.Stage)
 		}
 	}()
-	if err := release.Run(ctx, r, BuildStages(o.Relock)); err != nil {
+	sign := attest.Stage{Signer: o.Signer, Started: time.Now(), Getenv: o.Getenv}
+	if err := release.Run(ctx, r, BuildStages(o.Relock, sign)); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -21,6 +21,7 @@ type BuildOptions struct {
 	Out     string
 	NoCache bool
 	JSON    bool
+	Key     string
 }
 
 // NewCmdBuild builds the release.
@@ -48,6 +49,7 @@ a failed build leaves the previous output as it was.`,
 	cmd.Flags().StringArrayVarP(&opts.Targets, "target", "t", nil, "build only this target (repeatable; default: all)")
 	cmd.Flags().StringVarP(&opts.Out, "out", "o", "dist", "output folder (replaced as a whole)")
 	cmd.Flags().BoolVar(&opts.NoCache, "no-cache", false, "run every action even when cached")
+	cmd.Flags().StringVar(&opts.Key, "key", "", "signing key URI for the provenance (default: [signing] key, else the local development key)")
 	addJSONFlag(cmd, &opts.JSON)
 	return cmd
 }
@@ -114,10 +116,14 @@ func buildRun(ctx context.Context, o *BuildOptions) error {
 	if err != nil {
 		return err
 	}
+	signer, err := o.Factory.signer(ctx, cfg, o.Key, log)
+	if err != nil {
+		return err
+	}
 	log.Info("building", "project", cfg.Project.NormalizedName, "version", cfg.Project.Version, "targets", strings.Join(names(targets), ","))
 	r, err := pipeline.Build(ctx, pipeline.BuildOptions{
 		Config: cfg, Lock: l, LockFile: g.lockPath(), Relock: g.relockCommand(), Targets: targets,
-		Out: o.Out, CacheDir: cache, NoCache: o.NoCache, Logger: log,
+		Out: o.Out, CacheDir: cache, NoCache: o.NoCache, Logger: log, Signer: signer, Getenv: o.Factory.Getenv,
 	})
 	if err != nil {
 		return err

@@ -32,9 +32,10 @@ is printed); 2 bad invocation, configuration or input.`,
 		NewCmdCheck(f, g, nil),
 		NewCmdLock(f, g, nil),
 		NewCmdBuild(f, g, nil),
-		NewCmdVerify(f, nil),
+		NewCmdVerify(f, g, nil),
 		NewCmdInstall(f, nil),
 		NewCmdReproduce(f, g, nil),
+		NewCmdKeygen(f, nil),
 	)
 	// Unknown verbs and stray arguments are usage errors.
 	root.Args = func(cmd *cobra.Command, args []string) error {

@@ -3,33 +3,42 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/mkrelease/mkrelease/audit"
+	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/spf13/cobra"
 )
 
 // VerifyOptions are the inputs of `mkrelease verify`.
 type VerifyOptions struct {
 	Factory *Factory
+	Global  *globalOptions
 	Paths   []string
+	Keys    []string
 	JSON    bool
 }
 
 // NewCmdVerify audits artifacts.
-func NewCmdVerify(f *Factory, runF func(*VerifyOptions) error) *cobra.Command {
-	opts := &VerifyOptions{Factory: f}
+func NewCmdVerify(f *Factory, g *globalOptions, runF func(*VerifyOptions) error) *cobra.Command {
+	opts := &VerifyOptions{Factory: f, Global: g}
 	cmd := &cobra.Command{
 		Use:   "verify PATH...",
 		Short: "Audit an output folder, bundles, wheels, sidecars or SHA256SUMS",
 		Long: `Verify checks what it is given without installing anything:
   a folder      SHA256SUMS (no file missing or unlisted), every sidecar, every wheel and
-                bundle, the SBOM against the files it describes, manifest.json digests
+                bundle, release pairs, the SBOM against the files it describes,
+                manifest.json digests, the signed provenance (a trusted key, subjects
+                = the folder's wheels, bundles and SBOM, lock facts = release.lock)
   FILE.whl      file name, WHEEL, METADATA, every RECORD hash and size, member paths
   FILE.tar.gz   sidecar, safe extraction, layout, SHA256SUMS, every wheel, requirements.txt
+  X.intoto.jsonl  the provenance against the files of its folder
   FILE.sha256   the sidecar against the file beside it
   SHA256SUMS    every listed file of its folder
+Signatures are trusted when made with a --key, or a key of [signing] trusted_keys in
+the project's release.toml. release.lock, when present, is compared with the provenance.
 It prints one line per check and exits 1 when any check fails, naming the file or member.`,
-		Example: `  mkrelease verify dist
+		Example: `  mkrelease verify dist --key release.pub
   mkrelease verify vexl-0.3.0-linux-x86_64.tar.gz --json
   mkrelease verify dist/vexl_plugin-0.3.0-py3-none-manylinux_2_34_x86_64.whl`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -46,12 +55,24 @@ It prints one line per check and exits 1 when any check fails, naming the file o
 			return verifyRun(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().StringArrayVar(&opts.Keys, "key", nil, "trusted public key (PEM) for the provenance signature (repeatable)")
 	addJSONFlag(cmd, &opts.JSON)
 	return cmd
 }
 
 func verifyRun(ctx context.Context, o *VerifyOptions) error {
-	rep, err := audit.Paths(ctx, o.Paths)
+	log := o.Global.logger(o.Factory)
+	keys, err := trustedKeys(o.Global, o.Keys, log)
+	if err != nil {
+		return err
+	}
+	var l *lock.Lock
+	if _, serr := os.Stat(o.Global.lockPath()); serr == nil {
+		if l, err = lock.Read(o.Global.lockPath()); err != nil {
+			return err
+		}
+	}
+	rep, err := audit.Paths(ctx, o.Paths, audit.Options{TrustedKeys: keys, Lock: l})
 	if err != nil {
 		return err
 	}

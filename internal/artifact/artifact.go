@@ -26,6 +26,9 @@ const (
 	SBOM
 	// Notes are the release notes.
 	Notes
+	// Provenance is a signed statement (DSSE envelope or Sigstore bundle):
+	// not reproducible, not in SHA256SUMS.
+	Provenance
 )
 
 // String names the kind.
@@ -43,6 +46,8 @@ func (k Kind) String() string {
 		return "sbom"
 	case Notes:
 		return "notes"
+	case Provenance:
+		return "provenance"
 	}
 	return "unknown"
 }

@@ -1,0 +1,186 @@
+package audit
+
+import (
+	"bytes"
+	"crypto"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mkrelease/mkrelease/build/lock"
+	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/provenance"
+)
+
+// Options are what an audit trusts and compares with.
+type Options struct {
+	// TrustedKeys are the public keys a provenance signature may be made
+	// with.
+	TrustedKeys []crypto.PublicKey
+	// Lock, when set, is the project's release.lock: the sources and
+	// overlays the provenance records must be the locked ones.
+	Lock *lock.Lock
+}
+
+// subjectFiles are the files of dir a provenance must name: wheels, bundles
+// and the SBOM, with their sha256.
+func subjectFiles(dir string) (map[string]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string]string{}
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || !(strings.HasSuffix(n, ".whl") || strings.HasSuffix(n, ".tar.gz") || strings.HasSuffix(n, ".spdx.json")) {
+			continue
+		}
+		sha, _, err := checksum.File(filepath.Join(dir, n))
+		if err != nil {
+			return nil, err
+		}
+		files[n] = sha
+	}
+	return files, nil
+}
+
+// provenanceChecks checks the signed statements of the folder dir: the
+// DSSE envelope (signature by a trusted key, subjects exactly the folder's
+// wheels, bundles and SBOM), the Sigstore bundle (the same envelope, the
+// same checks), and the lock facts the statement records.
+func provenanceChecks(it *item, dir string, o Options) {
+	envs, _ := filepath.Glob(filepath.Join(dir, "*.intoto.jsonl"))
+	if len(envs) != 1 {
+		it.check("provenance", Finding{Msg: fmt.Sprintf("want one signed provenance (NAME-VERSION.intoto.jsonl), found %d", len(envs))})
+		return
+	}
+	name := filepath.Base(envs[0])
+	if len(o.TrustedKeys) == 0 {
+		it.check("provenance", Finding{File: name, Msg: "no trusted key to check the signature with: pass --key PUB.pem (or list it in [signing] trusted_keys)"})
+		return
+	}
+	v, err := provenance.NewVerifier(o.TrustedKeys...)
+	if err != nil {
+		it.check("provenance", Finding{File: name, Msg: err.Error()})
+		return
+	}
+	files, err := subjectFiles(dir)
+	if err != nil {
+		it.check("provenance", Finding{File: name, Msg: err.Error()})
+		return
+	}
+	env, err := os.ReadFile(envs[0])
+	if err != nil {
+		it.check("provenance", Finding{File: name, Msg: err.Error()})
+		return
+	}
+	res, err := v.Verify(env, provenance.WithArtifacts(files))
+	it.check("provenance", verifyFindings(name, err)...)
+
+	bundles, _ := filepath.Glob(filepath.Join(dir, "*.sigstore.json"))
+	switch len(bundles) {
+	case 0:
+		it.check("provenance-bundle", Finding{Msg: "no Sigstore bundle (NAME-VERSION.sigstore.json)"})
+	default:
+		bname := filepath.Base(bundles[0])
+		data, err := os.ReadFile(bundles[0])
+		if err != nil {
+			it.check("provenance-bundle", Finding{File: bname, Msg: err.Error()})
+			break
+		}
+		bres, err := v.VerifyBundle(data, provenance.WithArtifacts(files))
+		fs := verifyFindings(bname, err)
+		if err == nil && res != nil && !bytes.Equal(bres.Statement, res.Statement) {
+			fs = append(fs, Finding{File: bname, Msg: "carries another statement than " + name})
+		}
+		it.check("provenance-bundle", fs...)
+	}
+	if o.Lock != nil && res != nil {
+		it.check("provenance-lock", lockFindings(name, res.Provenance, o.Lock)...)
+	}
+}
+
+func verifyFindings(file string, err error) []Finding {
+	if err == nil {
+		return nil
+	}
+	var out []Finding
+	for _, e := range unjoin(err) {
+		var ve *provenance.VerifyError
+		if errors.As(e, &ve) && ve.Name != "" {
+			out = append(out, Finding{File: ve.Name, Msg: fmt.Sprintf("%s: %s", file, e.Error())})
+			continue
+		}
+		out = append(out, Finding{File: file, Msg: e.Error()})
+	}
+	return out
+}
+
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, unjoin(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
+
+// lockFindings compares the sources and overlays the provenance records
+// with release.lock.
+func lockFindings(file string, p provenance.Provenance, l *lock.Lock) []Finding {
+	var out []Finding
+	if got, ok := p.ExternalParameters["release_lock_sha256"].(string); ok && got != l.SHA256 {
+		out = append(out, Finding{File: lock.DefaultFile, Msg: fmt.Sprintf("%s was built with a release.lock of sha256 %s; this one has %s", file, got, l.SHA256)})
+	}
+	seen := map[string]bool{}
+	for _, d := range p.ResolvedDependencies {
+		switch {
+		case strings.HasPrefix(d.Name, "source:"):
+			name := strings.TrimPrefix(d.Name, "source:")
+			seen[d.Name] = true
+			s, ok := l.Source(name)
+			if !ok {
+				out = append(out, Finding{File: file, Msg: "records source " + name + ", which release.lock does not lock"})
+				continue
+			}
+			want, _ := provenance.DirHash(s.Tree)
+			for k, v := range want {
+				if d.Digest[k] != v {
+					out = append(out, Finding{File: file, Msg: fmt.Sprintf("source %s: tree %s=%s, release.lock has %s", name, k, d.Digest[k], v)})
+				}
+			}
+			if s.Commit != "" && d.Digest["gitCommit"] != s.Commit {
+				out = append(out, Finding{File: file, Msg: fmt.Sprintf("source %s: commit %s, release.lock has %s", name, d.Digest["gitCommit"], s.Commit)})
+			}
+			if s.SHA256 != "" && d.Digest["sha256"] != s.SHA256 {
+				out = append(out, Finding{File: file, Msg: fmt.Sprintf("source %s: archive sha256 %s, release.lock has %s", name, d.Digest["sha256"], s.SHA256)})
+			}
+		case strings.HasPrefix(d.Name, "overlay:"):
+			name := strings.TrimPrefix(d.Name, "overlay:")
+			seen[d.Name] = true
+			o, ok := l.Overlay(name)
+			if !ok {
+				out = append(out, Finding{File: file, Msg: "records overlay " + name + ", which release.lock does not lock"})
+				continue
+			}
+			if sha, isPatch := strings.CutPrefix(o.Digest, "sha256:"); isPatch && d.Digest["sha256"] != sha {
+				out = append(out, Finding{File: file, Msg: fmt.Sprintf("overlay %s: sha256 %s, release.lock has %s", name, d.Digest["sha256"], sha)})
+			}
+		}
+	}
+	for _, s := range l.Sources {
+		if !seen["source:"+s.Name] {
+			out = append(out, Finding{File: file, Msg: "does not record source " + s.Name + ", which release.lock locks"})
+		}
+	}
+	for _, o := range l.Overlays {
+		if !seen["overlay:"+o.Name] {
+			out = append(out, Finding{File: file, Msg: "does not record overlay " + o.Name + ", which release.lock locks"})
+		}
+	}
+	return out
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"crypto"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/provenance"
+)
+
+// devKeyDir is the git-ignored folder of the local development key, next
+// to release.toml.
+const devKeyDir = ".mkrelease"
+
+// signer resolves the key that signs a build: --key, else [signing] key,
+// else the local development key, created on first use (loudly).
+func (f *Factory) signer(ctx context.Context, cfg *config.Config, flagKey string, log *slog.Logger) (provenance.Signer, error) {
+	uri := flagKey
+	if uri == "" {
+		uri = cfg.Signing.Key
+	}
+	if uri != "" {
+		s, err := provenance.LoadSigner(ctx, uri, func() ([]byte, error) { return f.password(false) }, provenance.WithGetenv(f.Getenv))
+		if err != nil {
+			return nil, fmt.Errorf("signing key %s: %w", uri, err)
+		}
+		return s, nil
+	}
+	dir := filepath.Join(cfg.Dir, devKeyDir)
+	s, created, err := provenance.DevKey(dir)
+	if err != nil {
+		return nil, fmt.Errorf("development signing key: %w", err)
+	}
+	rel := filepath.Join(filepath.Dir(cfg.File), devKeyDir)
+	if created {
+		log.Warn("created a LOCAL DEVELOPMENT signing key: it proves nothing to anyone else; set [signing] key in release.toml (mkrelease keygen) to sign a real release",
+			"key", filepath.Join(rel, "dev.key"), "public", filepath.Join(rel, "dev.pub"))
+	} else {
+		log.Warn("signing with the LOCAL DEVELOPMENT key, not a release key", "public", filepath.Join(rel, "dev.pub"))
+	}
+	return s, nil
+}
+
+// trustedKeys loads the public keys an audit trusts: each --key, and the
+// [signing] trusted_keys of the project's release.toml when there is one. A
+// trusted key file that is missing is skipped with a warning; one that is
+// not a public key is an error.
+func trustedKeys(g *globalOptions, flagKeys []string, log *slog.Logger) ([]crypto.PublicKey, error) {
+	var keys []crypto.PublicKey
+	for _, k := range flagKeys {
+		pub, err := provenance.LoadPublicKey(k)
+		if err != nil {
+			return nil, usageErrorf("--key %s: %v", k, err)
+		}
+		keys = append(keys, pub)
+	}
+	if _, err := os.Stat(g.ConfigPath); err != nil {
+		return keys, nil
+	}
+	cfg, err := config.Load(g.ConfigPath)
+	if err != nil {
+		return keys, nil // verify audits artifacts; a broken release.toml is check's business
+	}
+	for _, k := range cfg.Signing.TrustedKeys {
+		path := filepath.Join(cfg.Dir, filepath.FromSlash(k))
+		pub, err := provenance.LoadPublicKey(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			log.Warn("trusted key not found; skipped", "key", k)
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: [signing] trusted_keys: %s: %w", cfg.File, k, err)
+		}
+		keys = append(keys, pub)
+	}
+	return keys, nil
+}

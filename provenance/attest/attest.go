@@ -1,0 +1,208 @@
+// Package attest is the signing stage of the release pipeline: it states,
+// in one in-toto Statement with a SLSA Provenance v1 predicate, what the
+// build produced (every wheel, bundle and the SBOM, by name and sha256) and
+// from what (the digests of release.toml and release.lock, each pinned
+// source, overlay and dependency wheel, the toolchains), signs it, and
+// writes NAME-VERSION.intoto.jsonl (a DSSE envelope, as cosign reads it)
+// and NAME-VERSION.sigstore.json (a Sigstore bundle v0.3), each with a
+// .sha256 sidecar. Signed statements carry run facts (invocation id, times)
+// and a signature, so they are not reproducible and SHA256SUMS does not
+// list them: the stage runs after the checksums.
+package attest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/provenance"
+	"github.com/mkrelease/mkrelease/release"
+)
+
+// Stage signs the provenance with Signer; without one it is skipped.
+type Stage struct {
+	Signer provenance.Signer
+	// Started is when the build began; Getenv reads CI facts (GitHub
+	// Actions) for the builder and invocation ids.
+	Started time.Time
+	Getenv  func(string) string
+}
+
+// String names the stage.
+func (Stage) String() string { return "provenance" }
+
+// Skip skips the stage when there is no signer (reproduce), or nothing to
+// vouch for (no wheels were built).
+func (s Stage) Skip(r *release.Release) (string, bool) {
+	if s.Signer == nil {
+		return "no signing key for this run", true
+	}
+	if len(r.Artifacts.Filter(artifact.ByKind(artifact.Wheel))) == 0 {
+		return "no wheels were built: nothing to vouch for", true
+	}
+	return "", false
+}
+
+// Names returns the file names of the signed statements of a release.
+func Names(project, version string) (envelope, bundle string) {
+	base := project + "-" + version
+	return base + ".intoto.jsonl", base + ".sigstore.json"
+}
+
+// Run states, signs and writes.
+func (s Stage) Run(ctx context.Context, r *release.Release) error {
+	p := Provenance(r, s.getenv, s.Started, time.Now())
+	statement, err := p.Statement()
+	if err != nil {
+		return fmt.Errorf("provenance: %w", err)
+	}
+	env, bundle, err := provenance.Sign(ctx, s.Signer, statement)
+	if err != nil {
+		return fmt.Errorf("provenance: %w", err)
+	}
+	envName, bundleName := Names(r.Config.Project.NormalizedName, r.Config.Project.Version)
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{envName, env}, {bundleName, bundle}} {
+		path := filepath.Join(r.Stage, f.name)
+		if err := atomicfile.WriteFile(path, f.data, 0o644); err != nil {
+			return err
+		}
+		sha := checksum.Bytes(f.data)
+		if err := checksum.WriteSidecar(path, sha); err != nil {
+			return err
+		}
+		r.Artifacts.Add(artifact.Artifact{Kind: artifact.Provenance, Path: f.name, SHA256: sha, Size: int64(len(f.data))})
+	}
+	r.Logger.Info("provenance signed", "statement", envName, "key", provenance.KeyID(s.Signer.Public())[:16], "subjects", len(p.Subjects))
+	return nil
+}
+
+func (s Stage) getenv(k string) string {
+	if s.Getenv == nil {
+		return ""
+	}
+	return s.Getenv(k)
+}
+
+// Provenance describes r: subjects, parameters, materials, builder.
+func Provenance(r *release.Release, getenv func(string) string, started, finished time.Time) provenance.Provenance {
+	c := r.Config
+	p := provenance.Provenance{
+		ExternalParameters: map[string]any{
+			"release_toml_sha256": c.SHA256,
+			"project":             map[string]any{"name": c.Project.NormalizedName, "version": c.Project.Version},
+			"targets":             targetNames(r),
+		},
+		InternalParameters: map[string]any{"source_date_epoch": r.Epoch},
+		BuilderID:          builderID(getenv),
+		BuilderVersion:     map[string]string{"mkrelease": release.ToolVersion},
+		InvocationID:       invocationID(getenv),
+		StartedOn:          started.UTC(),
+		FinishedOn:         finished.UTC(),
+	}
+	if r.Lock != nil {
+		p.ExternalParameters["release_lock_sha256"] = r.Lock.SHA256
+	}
+	for _, a := range r.Artifacts.Filter(nil) {
+		switch a.Kind {
+		case artifact.Wheel, artifact.Bundle, artifact.SBOM:
+			p.Subjects = append(p.Subjects, provenance.Subject{Name: a.Path, SHA256: a.SHA256})
+		}
+	}
+	if f := r.Found; f != nil {
+		for _, src := range f.Sources {
+			d := provenance.Dependency{Name: "source:" + src.Name, Digest: map[string]string{}}
+			if h, err := provenance.DirHash(src.Tree); err == nil {
+				d.Digest = h
+			}
+			switch src.Kind {
+			case "git":
+				d.URI = "git+" + src.Location + "@" + src.Commit
+				d.Digest["gitCommit"] = src.Commit
+			case "archive":
+				d.URI = src.Location
+				d.Digest["sha256"] = src.SHA256
+			default:
+				d.URI = "file:" + src.Location
+			}
+			p.ResolvedDependencies = append(p.ResolvedDependencies, d)
+		}
+		for _, o := range f.Overlays {
+			d := provenance.Dependency{Name: "overlay:" + o.Name, URI: "file:" + o.Path, Digest: map[string]string{},
+				Annotations: map[string]any{"source": o.Source, "result": o.Result}}
+			if sha, ok := strings.CutPrefix(o.Digest, "sha256:"); ok {
+				d.Digest["sha256"] = sha
+			} else if h, err := provenance.DirHash(o.Digest); err == nil {
+				d.Digest = h
+			}
+			p.ResolvedDependencies = append(p.ResolvedDependencies, d)
+		}
+	}
+	for _, t := range r.Targets {
+		cl := r.Closures[t.Name]
+		if cl == nil {
+			continue
+		}
+		for _, pkg := range cl.Packages {
+			for _, file := range pkg.Files {
+				d := provenance.Dependency{Name: file.Name, URI: "pkg:pypi/" + pkg.Name + "@" + pkg.Version,
+					Digest: map[string]string{"sha256": file.SHA256}, Annotations: map[string]any{"target": t.Name}}
+				if strings.HasPrefix(file.URL, "https://") || strings.HasPrefix(file.URL, "http://") {
+					d.DownloadLocation = file.URL
+				}
+				p.ResolvedDependencies = append(p.ResolvedDependencies, d)
+			}
+		}
+	}
+	if f := r.Found; f != nil {
+		for _, tc := range f.Toolchains {
+			uri := "urn:mkrelease:toolchain:" + url.PathEscape(tc.Name)
+			if tc.Target != "" {
+				uri += ":" + url.PathEscape(tc.Target)
+			}
+			p.ResolvedDependencies = append(p.ResolvedDependencies, provenance.Dependency{Name: "toolchain:" + tc.Key(), URI: uri,
+				Annotations: map[string]any{"version": tc.Version}})
+		}
+	}
+	return p
+}
+
+func targetNames(r *release.Release) []string {
+	out := []string{}
+	for _, t := range r.Targets {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// builderID names who ran the build: the GitHub Actions workflow when the
+// build runs there, else a local build.
+func builderID(getenv func(string) string) string {
+	if getenv("GITHUB_ACTIONS") == "true" && getenv("GITHUB_WORKFLOW_REF") != "" {
+		return getenv("GITHUB_SERVER_URL") + "/" + getenv("GITHUB_WORKFLOW_REF")
+	}
+	return "https://mkrelease.dev/builders/local@v1"
+}
+
+// invocationID identifies this run: the GitHub Actions run when there is
+// one, else a random id.
+func invocationID(getenv func(string) string) string {
+	if getenv("GITHUB_ACTIONS") == "true" && getenv("GITHUB_RUN_ID") != "" {
+		return fmt.Sprintf("%s/%s/actions/runs/%s/attempts/%s", getenv("GITHUB_SERVER_URL"), getenv("GITHUB_REPOSITORY"), getenv("GITHUB_RUN_ID"), getenv("GITHUB_RUN_ATTEMPT"))
+	}
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "unknown"
+	}
+	return "urn:uuid:" + hex.EncodeToString(b)
+}
