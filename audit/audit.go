@@ -192,7 +192,7 @@ func Sidecar(path string) Item {
 		it.check("sidecar", Finding{File: filepath.Base(path), Msg: err.Error()})
 		return it.Item
 	}
-	it.check("sidecar", sumFindings(r)...)
+	it.check("sidecar", listFindings(filepath.Base(path), r)...)
 	return it.Item
 }
 
@@ -209,14 +209,16 @@ func Sums(ctx context.Context, path string) Item {
 		it.check("sha256sums", Finding{File: filepath.Base(path), Msg: err.Error()})
 		return it.Item
 	}
-	it.check("sha256sums", sumFindings(r)...)
+	it.check("sha256sums", listFindings(filepath.Base(path), r)...)
 	return it.Item
 }
 
-func sumFindings(r checksum.Report) []Finding {
+// listFindings reports what a checksum list and the files disagree on,
+// naming the list file: a mismatch means either may have been altered.
+func listFindings(list string, r checksum.Report) []Finding {
 	var out []Finding
 	for _, f := range r.Findings {
-		out = append(out, Finding{File: f.Name, Msg: f.String()})
+		out = append(out, Finding{File: list, Msg: f.String()})
 	}
 	return out
 }
@@ -240,7 +242,7 @@ func Dist(ctx context.Context, dir string, o Options) ([]Item, error) {
 		if err != nil {
 			return nil, err
 		}
-		it.check("sha256sums", sumFindings(r)...)
+		it.check("sha256sums", listFindings("SHA256SUMS", r)...)
 	}
 
 	entries, err := os.ReadDir(dir)
@@ -267,7 +269,7 @@ func Dist(ctx context.Context, dir string, o Options) ([]Item, error) {
 			if err != nil {
 				sidecarFindings = append(sidecarFindings, Finding{File: name, Msg: err.Error()})
 			} else {
-				sidecarFindings = append(sidecarFindings, sumFindings(r)...)
+				sidecarFindings = append(sidecarFindings, listFindings(name, r)...)
 			}
 			continue
 		}

@@ -179,6 +179,15 @@ func TestEmbeddedDefault(t *testing.T) {
 
 	t.Run("reproducible", func(t *testing.T) {
 		ta, tb := tree(t, filepath.Join(a.dir, "dist")), tree(t, filepath.Join(b.dir, "dist"))
+		// Signed statements carry a signature and run facts: they are the
+		// one thing that is not reproducible (DESIGN §5).
+		for _, m := range []map[string][]byte{ta, tb} {
+			for k := range m {
+				if strings.Contains(k, ".intoto.jsonl") || strings.Contains(k, ".sigstore.json") {
+					delete(m, k)
+				}
+			}
+		}
 		if strings.Join(keys(ta), "\n") != strings.Join(keys(tb), "\n") {
 			t.Fatalf("different file sets:\n%v\n%v", keys(ta), keys(tb))
 		}
@@ -238,6 +247,14 @@ func TestEmbeddedDefault(t *testing.T) {
 
 	checkWheels(t, a)
 	checkBundles(t, a)
+	checkProvenance(t, a)
+
+	t.Run("reproduce from a fresh copy", func(t *testing.T) {
+		out := b.mustMkrelease(t, "reproduce", filepath.Join(a.dir, "dist"))
+		if !strings.Contains(out, "reproduced") || strings.Contains(out, "DIFFERS") {
+			t.Errorf("reproduce:\n%s", out)
+		}
+	})
 
 	t.Run("second build runs no action", func(t *testing.T) {
 		out := a.mustMkrelease(t, "build", "--json")
@@ -271,6 +288,9 @@ func TestEmbeddedDefault(t *testing.T) {
 		}
 		after := tree(t, filepath.Join(a.dir, "dist"))
 		for k, v := range before {
+			if strings.Contains(k, ".intoto.jsonl") || strings.Contains(k, ".sigstore.json") {
+				continue // signed anew on every build
+			}
 			if !bytes.Equal(after[k], v) {
 				t.Errorf("%s changed after rebuilding a damaged entry", k)
 			}
