@@ -41,6 +41,8 @@ type Config struct {
 	// Signing names the key that signs the provenance and the keys an
 	// auditor trusts.
 	Signing Signing `toml:"signing"`
+	// Evidence declares the verifier lanes run against the built wheels.
+	Evidence Evidence `toml:"evidence"`
 
 	// File is the path of release.toml as the user named it (for messages).
 	File string `toml:"-"`
@@ -112,6 +114,60 @@ type Signing struct {
 	// TrustedKeys are PEM public keys (project-relative paths) that
 	// `mkrelease verify` accepts signatures from, besides --key.
 	TrustedKeys []string `toml:"trusted_keys"`
+}
+
+// Evidence configures `mkrelease evidence run`.
+type Evidence struct {
+	// Verifier is the project folder of the verifier's sources; lanes see
+	// it as ${VERIFIER}, and its tree hash is part of the run identity.
+	Verifier string `toml:"verifier"`
+	// RecordEnv names environment variables whose (sanitised) values are
+	// recorded in the run identity.
+	RecordEnv []string `toml:"record_env"`
+	Lanes     []Lane   `toml:"lane"`
+}
+
+// Lane kinds.
+const (
+	LaneCases     = "cases"
+	LaneCrossover = "crossover"
+)
+
+// Lane is one verifier lane. A cases lane runs Run, which writes one JSON
+// line per case to $MKRELEASE_CASES. A crossover lane runs, for each
+// workload, four fresh workers in the order candidate, reference,
+// reference, candidate; each reports Steps step times and the digest of
+// its result.
+type Lane struct {
+	Name string `toml:"name"`
+	Kind string `toml:"kind"`
+	// Run is a cases lane's command; ${PYTHON} is the virtualenv's python,
+	// ${VERIFIER} the verifier folder.
+	Run []string `toml:"run"`
+	// Env is given to the lane's commands.
+	Env map[string]string `toml:"env"`
+	// Timeout bounds the whole cases lane, or one worker (default 10m).
+	Timeout Duration `toml:"timeout"`
+	// CaseTimeout bounds the time between two cases of a cases lane
+	// (default 2m): a lane that stops reporting is stopped.
+	CaseTimeout Duration `toml:"case_timeout"`
+	// Candidate and Reference are a crossover lane's worker commands
+	// (${WORKLOAD} is the workload's name), with their own environments.
+	Candidate    []string          `toml:"candidate"`
+	Reference    []string          `toml:"reference"`
+	CandidateEnv map[string]string `toml:"candidate_env"`
+	ReferenceEnv map[string]string `toml:"reference_env"`
+	// Steps per worker (default 16) and warm-ups dropped (default 3).
+	Steps   int `toml:"steps"`
+	Warmups int `toml:"warmups"`
+	// Workloads of a crossover lane.
+	Workloads []Workload `toml:"workload"`
+}
+
+// Workload is one crossover workload and the phase it is counted in.
+type Workload struct {
+	Name  string `toml:"name"`
+	Phase string `toml:"phase"`
 }
 
 // Person is an author or maintainer.

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pep508"
@@ -161,6 +162,8 @@ func (v *validator) config(c *Config) {
 		}
 		seenPy[py] = true
 	}
+
+	v.evidence(&c.Evidence)
 
 	wheels := map[string]bool{}
 	for i := range c.Wheels {
@@ -527,4 +530,68 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+func (v *validator) evidence(e *Evidence) {
+	if e.Verifier != "" {
+		v.path("evidence.verifier", e.Verifier)
+	}
+	for i, k := range e.RecordEnv {
+		if !envKeyRE.MatchString(k) {
+			v.errorf(fmt.Sprintf("evidence.record_env[%d]", i), "", "%q is not an environment variable name", k)
+		}
+	}
+	names := map[string]bool{}
+	for i := range e.Lanes {
+		l := &e.Lanes[i]
+		key := fmt.Sprintf("evidence.lane[%d]", i)
+		v.ident(key+".name", "lane", l.Name, names)
+		v.env(key+".env", l.Env)
+		switch l.Kind {
+		case LaneCases:
+			if len(l.Run) == 0 || l.Run[0] == "" {
+				v.errorf(key+".run", `e.g. run = ["${PYTHON}", "${VERIFIER}/semantic.py"]`, "cases lane %q has nothing to run", l.Name)
+			}
+			if len(l.Workloads) > 0 || len(l.Candidate) > 0 || len(l.Reference) > 0 {
+				v.errorf(key, "candidate, reference and workloads belong to crossover lanes", "cases lane %q has crossover settings", l.Name)
+			}
+		case LaneCrossover:
+			if len(l.Candidate) == 0 || len(l.Reference) == 0 {
+				v.errorf(key, `set candidate = [...] and reference = [...] (${WORKLOAD} is the workload's name)`, "crossover lane %q needs a candidate and a reference command", l.Name)
+			}
+			if len(l.Run) > 0 {
+				v.errorf(key+".run", "a crossover lane runs candidate and reference workers; remove run", "crossover lane %q has run", l.Name)
+			}
+			if l.Steps == 0 {
+				l.Steps = 16
+			}
+			if l.Warmups == 0 {
+				l.Warmups = 3
+			}
+			if l.Warmups < 0 || l.Steps < l.Warmups+3 {
+				v.errorf(key+".steps", "steps must leave at least 3 timed steps after the warm-ups (one is dropped as the slowest)", "steps %d with %d warm-ups", l.Steps, l.Warmups)
+			}
+			if len(l.Workloads) == 0 {
+				v.errorf(key+".workload", `add [[evidence.lane.workload]] tables: name = "axpy", phase = "elementwise"`, "crossover lane %q has no workloads", l.Name)
+			}
+			wl := map[string]bool{}
+			for j, w := range l.Workloads {
+				wk := fmt.Sprintf("%s.workload[%d]", key, j)
+				v.ident(wk+".name", "workload", w.Name, wl)
+				if !identRE.MatchString(w.Phase) {
+					v.errorf(wk+".phase", "every workload belongs to a phase, e.g. phase = \"elementwise\"", "invalid phase %q", w.Phase)
+				}
+			}
+			v.env(key+".candidate_env", l.CandidateEnv)
+			v.env(key+".reference_env", l.ReferenceEnv)
+		default:
+			v.errorf(key+".kind", `kind is "cases" or "crossover"`, "unknown lane kind %q", l.Kind)
+		}
+		if l.Timeout.Duration == 0 {
+			l.Timeout.Duration = 10 * time.Minute
+		}
+		if l.CaseTimeout.Duration == 0 {
+			l.CaseTimeout.Duration = 2 * time.Minute
+		}
+	}
 }
