@@ -1,0 +1,105 @@
+package sanitize
+
+import (
+	"bytes"
+	"reflect"
+	"regexp"
+	"testing"
+	"unicode/utf8"
+)
+
+// oracle is an independent reading of the package documentation's
+// credential patterns as regular expressions, anchored at a finding's
+// offset, with the class the byte before the match must stay out of.
+type oracle struct {
+	re     *regexp.Regexp
+	before string // a character class, "" for none
+}
+
+func oracles() map[string]oracle {
+	const alnum = `[A-Za-z0-9]`
+	return map[string]oracle{
+		KindPrivateKey:     {re: regexp.MustCompile(`^(?i:-----BEGIN [A-Za-z0-9 ._]{0,64}PRIVATE KEY( BLOCK)?-----)`)},
+		KindAWSAccessKeyID: {re: regexp.MustCompile(`^(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}([^A-Za-z0-9]|$)`), before: alnum},
+		KindAWSSecretKey: {re: regexp.MustCompile("^(?i:aws_secret_access_key)[ \t\"'`]{0,8}[:=][=>]?[ \t\"'`]{0,8}" +
+			`[A-Za-z0-9/+]{40}([^A-Za-z0-9/+=]|$)`)},
+		KindGitHubToken:  {re: regexp.MustCompile(`^(gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{82})`), before: alnum},
+		KindGitLabToken:  {re: regexp.MustCompile(`^(glpat|gldt|glrt)-[A-Za-z0-9_-]{20}`), before: alnum},
+		KindSlackToken:   {re: regexp.MustCompile(`^xox[abeoprs]-[0-9][A-Za-z0-9-]{19}`), before: alnum},
+		KindGoogleAPIKey: {re: regexp.MustCompile(`^AIza[A-Za-z0-9_-]{35}([^A-Za-z0-9_-]|$)`), before: `[A-Za-z0-9_-]`},
+		KindBearerToken:  {re: regexp.MustCompile(`^(?i:bearer)[ \t]{1,8}[A-Za-z0-9._~+/-]{20}`), before: alnum},
+		KindNPMToken:     {re: regexp.MustCompile(`^npm_[A-Za-z0-9]{36}`), before: alnum},
+		KindPyPIToken:    {re: regexp.MustCompile(`^pypi-(AgEIcHlwaS5vcmc|AgENdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{50}`), before: alnum},
+		KindHomePath:     {re: regexp.MustCompile(`^(/home/|/Users/|\\Users\\|/root)`)},
+		KindTempPath:     {re: regexp.MustCompile(`^(/private)?(/tmp|/var/tmp/|/var/folders/)`)},
+		KindPrivatePath:  {re: regexp.MustCompile(`^(/private)?(/tmp/mk-1/venv|/srv/scratch/mk-1)`)},
+		KindUserName:     {re: regexp.MustCompile(`^alice([^A-Za-z0-9]|$)`), before: alnum},
+		KindHostName:     {re: regexp.MustCompile(`^(?i:alice-mbp)([^A-Za-z0-9_-]|$)`), before: `[A-Za-z0-9_-]`},
+	}
+}
+
+// FuzzScan checks that scanning never panics, that a finding's offset
+// points at bytes of the input that have the documented shape, that the
+// chunk size changes nothing, and that String leaves none of the private
+// values behind. Seeds: every case of TestScanFindsEveryKind.
+//
+//	go test ./evidence/sanitize -run '^$' -fuzz FuzzScan -fuzztime 30s -fuzzminimizetime 20x
+func FuzzScan(f *testing.F) {
+	for _, c := range hitCases() {
+		f.Add([]byte(c.before + c.match + c.after))
+	}
+	f.Add([]byte("x/tmp/y alice/tmp/x {user}/srv/scratch/mk-1 alice-mbp/home/alice ~alice"))
+	p := testPrivate()
+	s := p.Scanner()
+	tiny := *s
+	tiny.chunk = 2 * lookbehind
+	ors := oracles()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := s.Scan(bytes.NewReader(data), "f")
+		if err != nil {
+			t.Fatal(err)
+		}
+		small, err := tiny.Scan(bytes.NewReader(data), "f")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, small) {
+			t.Fatalf("findings depend on the chunk size:\n%v\n%v", got, small)
+		}
+		last := int64(-1)
+		for _, fd := range got {
+			if fd.Offset < 0 || fd.Offset >= int64(len(data)) || fd.Offset <= last {
+				t.Fatalf("finding %v: offset out of the input (%d bytes) or out of order", fd, len(data))
+			}
+			last = fd.Offset
+			if !utf8.ValidString(fd.Excerpt) || len(fd.Excerpt) > 100 {
+				t.Fatalf("finding %v: excerpt not short valid UTF-8", fd)
+			}
+			o, ok := ors[fd.Kind]
+			if !ok {
+				if fd.Kind != KindTruncated {
+					t.Fatalf("finding %v: unknown kind", fd)
+				}
+				continue
+			}
+			if !o.re.Match(data[fd.Offset:]) {
+				t.Fatalf("finding %v: %q does not match %s", fd, data[fd.Offset:min(len(data), int(fd.Offset)+100)], o.re)
+			}
+			if o.before != "" && fd.Offset > 0 && regexp.MustCompile(o.before).Match(data[fd.Offset-1:fd.Offset]) {
+				t.Fatalf("finding %v: preceded by %q", fd, data[fd.Offset-1])
+			}
+		}
+
+		out := p.String(string(data))
+		if again := p.String(out); again != out {
+			t.Fatalf("String is not idempotent: %q → %q → %q", data, out, again)
+		}
+		for _, fd := range s.scanString(out) {
+			switch {
+			case fd.Kind == KindUserName, fd.Kind == KindHostName, fd.Kind == KindPrivatePath,
+				fd.Excerpt == HomePlaceholder, fd.Excerpt == TempPlaceholder:
+				t.Fatalf("String(%q) = %q still holds %v", data, out, fd)
+			}
+		}
+	})
+}

@@ -1,0 +1,248 @@
+package sanitize
+
+import (
+	"os"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Placeholders that stand for this machine's private values in recorded
+// text. A caller's Folders bring their own (e.g. "{venv}", "{work}").
+const (
+	HomePlaceholder = "~"
+	TempPlaceholder = "{tmp}"
+	UserPlaceholder = "{user}"
+	HostPlaceholder = "{host}"
+	// Redacted replaces a whole recorded environment value that still
+	// holds a private value or a credential once sanitised.
+	Redacted = "{redacted}"
+)
+
+// Private is what must not be recorded about the machine a run happened
+// on. The zero value knows no private values; a Scanner built from it
+// still finds credentials and the generic shapes of home and temporary
+// paths.
+type Private struct {
+	// Home is the user's home folder; recorded as "~".
+	Home string
+	// User is the login name; recorded as "{user}" where it is a whole
+	// path component.
+	User string
+	// Host is the host name; recorded as "{host}" where it is a whole
+	// host-name token.
+	Host string
+	// Temp is the temporary folder ($TMPDIR, else /tmp); recorded as
+	// "{tmp}".
+	Temp string
+	// Folders maps the run's private folders to their placeholders, e.g.
+	// "/tmp/mk-123/venv" → "{venv}". A placeholder of "~" or "{tmp}" makes
+	// a folder count as a home or temporary path in findings.
+	Folders map[string]string
+}
+
+// FromSystem reads this machine's private values: os.UserHomeDir,
+// user.Current (else $USER, else $LOGNAME), os.Hostname and os.TempDir.
+// A value that cannot be read is left empty. Folders is empty; add the
+// run's own folders with [Private.With].
+func FromSystem() Private {
+	var p Private
+	if h, err := os.UserHomeDir(); err == nil {
+		p.Home = h
+	}
+	if u, err := user.Current(); err == nil {
+		p.User = u.Username
+	} else if v := os.Getenv("USER"); v != "" {
+		p.User = v
+	} else {
+		p.User = os.Getenv("LOGNAME")
+	}
+	// Windows reports DOMAIN\user.
+	if i := strings.LastIndexByte(p.User, '\\'); i >= 0 {
+		p.User = p.User[i+1:]
+	}
+	if h, err := os.Hostname(); err == nil {
+		p.Host = h
+	}
+	p.Temp = os.TempDir()
+	return p
+}
+
+// With returns a copy of p whose Folders also map path to placeholder. The
+// receiver's map is not modified.
+func (p Private) With(path, placeholder string) Private {
+	folders := make(map[string]string, len(p.Folders)+1)
+	for k, v := range p.Folders {
+		folders[k] = v
+	}
+	folders[path] = placeholder
+	p.Folders = folders
+	return p
+}
+
+// String returns s with every private value replaced by its placeholder,
+// by the rules of the package documentation: at each position the longest
+// private value that matches at path-component (or host-name) boundaries
+// wins, and replacement continues after it. The boundary before a value
+// is judged on the text as sanitised so far, so what String returns holds
+// none of p's values by those same rules. Credentials and the generic
+// shapes of other users' paths are left as they are: the [Scanner]
+// rejects them.
+func (p Private) String(s string) string {
+	// Recorded strings are short: trying every literal at every position
+	// costs less than building a matcher's tables.
+	as := anchors(p.privateRules())
+	if len(as) == 0 || len(s) < 2 {
+		return s
+	}
+	b := []byte(s)
+	var out []byte
+	copied := 0 // b[:copied] is in out
+	for i := 0; i+1 < len(b); i++ {
+		before := b[max(0, i-lookbehind):i]
+		if out != nil {
+			out = append(out, b[copied:i]...)
+			copied = i
+			before = out[max(0, len(out)-lookbehind):]
+		}
+		n, r, _ := firstMatch(as, before, b[i:])
+		if n == 0 {
+			continue
+		}
+		if out == nil {
+			out = append(make([]byte, 0, len(s)+16), b[:i]...)
+		}
+		out = append(out, r.placeholder...)
+		copied = i + n
+		i += n - 1
+	}
+	if out == nil {
+		return s
+	}
+	return string(append(out, b[copied:]...))
+}
+
+// Env returns the environment facts worth recording: the variables of
+// env named in the default allowlist (LANG, LC_ALL, LC_CTYPE, TZ,
+// PYTHONHASHSEED, PYTHONUTF8, SOURCE_DATE_EPOCH) or in keep (the
+// project's configured ones, e.g. VEXL_PROFILE), each value sanitised with
+// [Private.String]. A value that still holds anything the [Scanner] finds
+// (another user's home, a token) is recorded as "{redacted}". Every other
+// variable is dropped, and so are the variables that describe the machine
+// or the account (PATH, HOME, USER, LOGNAME, USERNAME, HOSTNAME, PWD,
+// OLDPWD, TMPDIR, TMP, TEMP, SHELL, MAIL) even when keep names them.
+func (p Private) Env(env map[string]string, keep ...string) map[string]string {
+	out := map[string]string{}
+	var sc *Scanner
+	for _, names := range [][]string{defaultEnv(), keep} {
+		for _, k := range names {
+			v, ok := env[k]
+			if !ok || neverRecorded(k) {
+				continue
+			}
+			if _, done := out[k]; done {
+				continue
+			}
+			v = p.String(v)
+			if sc == nil {
+				sc = p.Scanner()
+			}
+			if len(sc.scanString(v)) > 0 {
+				v = Redacted
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// defaultEnv is the allowlist of variables Env records without being
+// asked: locale, time zone and the interpreter's determinism settings.
+func defaultEnv() []string {
+	return []string{"LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONHASHSEED", "PYTHONUTF8", "SOURCE_DATE_EPOCH"}
+}
+
+// neverRecorded reports the variables that describe the machine or the
+// account rather than the run.
+func neverRecorded(k string) bool {
+	switch k {
+	case "PATH", "HOME", "USER", "LOGNAME", "USERNAME", "HOSTNAME", "PWD", "OLDPWD", "TMPDIR", "TMP", "TEMP", "SHELL", "MAIL":
+		return true
+	}
+	return false
+}
+
+// privateRules returns the rules of p's private values: the caller's
+// folders (sorted, so the order never depends on map iteration), the
+// temporary folder, the home folder, the user name and the host name.
+// newMatcher orders them longest literal first.
+func (p Private) privateRules() []*rule {
+	var rules []*rule
+	keys := make([]string, 0, len(p.Folders))
+	for k := range p.Folders {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ph := p.Folders[k]
+		kind := KindPrivatePath
+		switch ph {
+		case HomePlaceholder:
+			kind = KindHomePath
+		case TempPlaceholder:
+			kind = KindTempPath
+		}
+		rules = append(rules, pathRule(kind, k, ph))
+	}
+	rules = append(rules, pathRule(KindTempPath, p.Temp, TempPlaceholder))
+	rules = append(rules, pathRule(KindHomePath, p.Home, HomePlaceholder))
+	rules = append(rules, userRule(p.User))
+	rules = append(rules, hostRule(p.Host))
+	// Drop the rules of values that were empty or too generic to be private.
+	kept := rules[:0]
+	for _, r := range rules {
+		if r != nil {
+			kept = append(kept, r)
+		}
+	}
+	return kept
+}
+
+// privatePaths returns the literal forms a private folder is searched
+// for: the cleaned path without a trailing separator and, for paths under
+// /var, /tmp or /etc, the same path under /private (macOS resolves those
+// symbolic links, so tools print either). It returns nothing for an empty,
+// relative or root path.
+func privatePaths(path string) []string {
+	if path == "" {
+		return nil
+	}
+	c := filepath.Clean(path)
+	if !filepath.IsAbs(c) || c == string(filepath.Separator) || len(c) < 2 {
+		return nil
+	}
+	out := []string{c}
+	for _, top := range []string{"/var", "/tmp", "/etc"} {
+		if c == top || strings.HasPrefix(c, top+"/") {
+			out = append(out, "/private"+c)
+		}
+	}
+	return out
+}
+
+// commonName reports the names that are too common to be searched as a
+// user name: path components a recorded path is full of, and the
+// accounts of CI machines and images, which identify nobody. Such a user
+// is still found through the home folder.
+func commonName(name string) bool {
+	switch name {
+	case "bin", "lib", "lib64", "usr", "etc", "opt", "var", "tmp", "src", "share", "include",
+		"local", "home", "root", "build", "dist", "work", "app", "data", "test", "tests",
+		"python", "site-packages", "user", "users",
+		"runner", "ubuntu", "admin", "ec2-user", "vagrant", "jenkins", "docker", "builder",
+		"circleci", "gitlab-runner", "travis", "buildkite-agent", "nobody", "runneradmin":
+		return true
+	}
+	return false
+}

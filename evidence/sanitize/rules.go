@@ -1,0 +1,413 @@
+package sanitize
+
+import "strings"
+
+// Finding kinds. The package documentation gives each pattern.
+const (
+	// KindPrivateKey is a PEM private key header.
+	KindPrivateKey = "private-key"
+	// KindAWSAccessKeyID is an AWS access key id (AKIA…, ASIA…).
+	KindAWSAccessKeyID = "aws-access-key-id"
+	// KindAWSSecretKey is a value assigned to aws_secret_access_key.
+	KindAWSSecretKey = "aws-secret-access-key"
+	// KindGitHubToken is a GitHub token (ghp_, gho_, ghu_, ghs_, ghr_,
+	// github_pat_).
+	KindGitHubToken = "github-token"
+	// KindGitLabToken is a GitLab token (glpat-, gldt-, glrt-).
+	KindGitLabToken = "gitlab-token"
+	// KindSlackToken is a Slack token (xoxb-, xoxp-, …).
+	KindSlackToken = "slack-token"
+	// KindGoogleAPIKey is a Google API key (AIza…).
+	KindGoogleAPIKey = "google-api-key"
+	// KindBearerToken is a long token after "Bearer".
+	KindBearerToken = "bearer-token"
+	// KindNPMToken is an npm access token (npm_…).
+	KindNPMToken = "npm-token"
+	// KindPyPIToken is a PyPI API token (pypi-AgEIcHlwaS5vcmc…).
+	KindPyPIToken = "pypi-token"
+	// KindHomePath is this machine's home folder or any machine's
+	// /home/NAME, /Users/NAME, C:\Users\NAME or /root.
+	KindHomePath = "home-path"
+	// KindTempPath is this machine's temporary folder or a path inside
+	// any machine's /tmp, /var/tmp or /var/folders.
+	KindTempPath = "temp-path"
+	// KindPrivatePath is one of the run's private folders.
+	KindPrivatePath = "private-path"
+	// KindUserName is this machine's user name in a path or identifier.
+	KindUserName = "user-name"
+	// KindHostName is this machine's host name.
+	KindHostName = "host-name"
+	// KindNotRegular is a staged entry that is neither a folder nor a
+	// regular file (a symbolic link, a device, a pipe): it is not scanned
+	// and is a finding of its own.
+	KindNotRegular = "not-regular-file"
+	// KindTruncated stands for the findings of a file past the first
+	// maxFindings; its excerpt says how many.
+	KindTruncated = "more-findings"
+)
+
+// rule is one pattern. The matcher finds one of its literals (the
+// anchors) at a position and calls match, which judges the bytes around:
+// w.before holds up to lookbehind bytes before the literal (fewer only at
+// the start of the input) and w.b the bytes from the literal on, at most
+// reach of them (fewer only at the end of the input). So a rule must
+// never need more than reach bytes: that bound is what makes a match
+// across a chunk boundary come out the same as one inside a chunk.
+type rule struct {
+	kind string
+	lits []string
+	fold bool // the literals match in any ASCII case
+	// reach bounds the bytes match may read from the start of the literal,
+	// the byte after a match that must end at a boundary included.
+	reach int
+	// match returns the length of the match from the literal's start and
+	// its redacted excerpt.
+	match func(w window, lit string) (n int, excerpt string, ok bool)
+	// For private values: the placeholder String writes instead of the
+	// match.
+	placeholder string
+}
+
+// window is the part of the input a rule may look at; see rule.
+type window struct {
+	before []byte
+	b      []byte
+}
+
+// prev returns the k-th byte before the literal (1 is the one just
+// before), or -1 before the start of the input.
+func (w window) prev(k int) int {
+	if k > len(w.before) {
+		return -1
+	}
+	return int(w.before[len(w.before)-k])
+}
+
+// at returns the byte at offset j from the literal's start, or -1 past the
+// end of the input.
+func (w window) at(j int) int {
+	if j >= len(w.b) {
+		return -1
+	}
+	return int(w.b[j])
+}
+
+// run counts the bytes from offset j on that satisfy class, up to limit.
+func (w window) run(j, limit int, class func(byte) bool) int {
+	n := 0
+	for n < limit && j+n < len(w.b) && class(w.b[j+n]) {
+		n++
+	}
+	return n
+}
+
+// Byte classes.
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+func isAlpha(c byte) bool { c |= 0x20; return 'a' <= c && c <= 'z' }
+func isAlnum(c byte) bool { return isDigit(c) || isAlpha(c) }
+
+func isUpperAlnum(c byte) bool { return isDigit(c) || 'A' <= c && c <= 'Z' }
+func isWord(c byte) bool       { return isAlnum(c) || c == '_' }
+func isB64URL(c byte) bool     { return isAlnum(c) || c == '_' || c == '-' }
+func isB64Std(c byte) bool     { return isAlnum(c) || c == '+' || c == '/' }
+func isSlack(c byte) bool      { return isAlnum(c) || c == '-' }
+func isToken68(c byte) bool    { return isAlnum(c) || strings.IndexByte("-._~+/", c) >= 0 }
+func isHostByte(c byte) bool   { return isAlnum(c) || c == '-' || c == '_' }
+func isQuoteSpace(c byte) bool { return strings.IndexByte(" \t\"'`", c) >= 0 }
+func isBlank(c byte) bool      { return c == ' ' || c == '\t' }
+func isHeaderByte(c byte) bool { return isAlnum(c) || c == ' ' || c == '.' || c == '_' }
+
+// isNameByte reports the bytes that may continue a file name: a path
+// value only matches where the byte after it is not one, so "/tmp" is not
+// found in "/tmpfs" or "/tmp.old".
+func isNameByte(c byte) bool {
+	return isAlnum(c) || c >= 0x80 || strings.IndexByte("._-+@~", c) >= 0
+}
+
+// not reports whether byte c (-1: none) is absent or outside class.
+func not(c int, class func(byte) bool) bool { return c < 0 || !class(byte(c)) }
+
+// pathStart reports whether an absolute path may start where w's literal
+// does: at the start of the input, or after a byte that cannot be part of
+// a file name or a relative path ("x/tmp" and "../tmp" are relative), or
+// after the "://" of a URL ("file:///tmp/x").
+func pathStart(w window) bool {
+	switch c := w.prev(1); {
+	case c < 0:
+		return true
+	case c == '/':
+		return w.prev(2) == '/' && w.prev(3) == ':'
+	case c == '\\':
+		return false
+	default:
+		return !isNameByte(byte(c))
+	}
+}
+
+// tokenSpec describes a token that is a fixed prefix and a body.
+type tokenSpec struct {
+	kind string
+	lits []string
+	body func(byte) bool // the body's bytes
+	n    int             // the body's length: at least n, exactly n if exact
+	// exact: the byte after the n body bytes must not be a body byte.
+	exact bool
+	// word: the byte before the prefix must not be one of these (and,
+	// with exact, nor the byte after the body).
+	word func(byte) bool
+}
+
+func tokenRule(s tokenSpec) *rule {
+	reach := 0
+	for _, l := range s.lits {
+		reach = max(reach, len(l)+s.n+1)
+	}
+	return &rule{kind: s.kind, lits: s.lits, reach: reach,
+		match: func(w window, lit string) (int, string, bool) {
+			if !not(w.prev(1), s.word) || w.run(len(lit), s.n, s.body) < s.n {
+				return 0, "", false
+			}
+			if s.exact {
+				if c := w.at(len(lit) + s.n); !not(c, s.body) || !not(c, s.word) {
+					return 0, "", false
+				}
+			}
+			return len(lit) + s.n, lit + "[redacted]", true
+		}}
+}
+
+// credentialRules returns the credential patterns; the package
+// documentation lists them with their sources.
+func credentialRules() []*rule {
+	return []*rule{
+		privateKeyRule(),
+		tokenRule(tokenSpec{kind: KindAWSAccessKeyID, lits: []string{"AKIA", "ASIA", "ABIA", "ACCA"},
+			body: isUpperAlnum, n: 16, exact: true, word: isAlnum}),
+		awsSecretRule(),
+		tokenRule(tokenSpec{kind: KindGitHubToken, lits: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
+			body: isAlnum, n: 36, word: isAlnum}),
+		tokenRule(tokenSpec{kind: KindGitHubToken, lits: []string{"github_pat_"},
+			body: isWord, n: 82, word: isAlnum}),
+		tokenRule(tokenSpec{kind: KindGitLabToken, lits: []string{"glpat-", "gldt-", "glrt-"},
+			body: isB64URL, n: 20, word: isAlnum}),
+		slackRule(),
+		tokenRule(tokenSpec{kind: KindGoogleAPIKey, lits: []string{"AIza"},
+			body: isB64URL, n: 35, exact: true, word: isB64URL}),
+		bearerRule(),
+		tokenRule(tokenSpec{kind: KindNPMToken, lits: []string{"npm_"},
+			body: isAlnum, n: 36, word: isAlnum}),
+		tokenRule(tokenSpec{kind: KindPyPIToken, lits: []string{"pypi-AgEIcHlwaS5vcmc", "pypi-AgENdGVzdC5weXBpLm9yZw"},
+			body: isB64URL, n: 50, word: isAlnum}),
+	}
+}
+
+// privateKeyRule: "-----BEGIN ", then up to 64 letters, digits, spaces, dots
+// and underscores
+// ending in "PRIVATE KEY" or "PRIVATE KEY BLOCK", then "-----". The
+// excerpt is the header line, which names the key type and holds no
+// secret.
+func privateKeyRule() *rule {
+	const maxType = 64
+	return &rule{kind: KindPrivateKey, lits: []string{"-----BEGIN "}, fold: true, reach: len("-----BEGIN ") + maxType + len("-----"),
+		match: func(w window, lit string) (int, string, bool) {
+			n := w.run(len(lit), maxType, isHeaderByte)
+			typ := strings.ToUpper(string(w.b[len(lit) : len(lit)+n]))
+			if !strings.HasSuffix(typ, "PRIVATE KEY") && !strings.HasSuffix(typ, "PRIVATE KEY BLOCK") {
+				return 0, "", false
+			}
+			end := len(lit) + n
+			if end+5 > len(w.b) || string(w.b[end:end+5]) != "-----" {
+				return 0, "", false
+			}
+			return end + 5, "-----BEGIN " + typ + "-----", true
+		}}
+}
+
+// awsSecretRule: "aws_secret_access_key" in any case, then optional quotes
+// and blanks, ":" or "=" (or ":=", "=>", "=="), optional quotes and blanks,
+// then exactly 40 bytes of [A-Za-z0-9/+] not followed by another of them
+// or "=".
+func awsSecretRule() *rule {
+	const lit0, pad, secret = "aws_secret_access_key", 8, 40
+	return &rule{kind: KindAWSSecretKey, lits: []string{lit0}, fold: true, reach: len(lit0) + pad + 2 + pad + secret + 1,
+		match: func(w window, lit string) (int, string, bool) {
+			j := len(lit)
+			j += w.run(j, pad, isQuoteSpace)
+			if c := w.at(j); c != ':' && c != '=' {
+				return 0, "", false
+			}
+			j++
+			if c := w.at(j); c == '=' || c == '>' {
+				j++
+			}
+			j += w.run(j, pad, isQuoteSpace)
+			if w.run(j, secret, isB64Std) < secret {
+				return 0, "", false
+			}
+			if c := w.at(j + secret); c == '=' || !not(c, isB64Std) {
+				return 0, "", false
+			}
+			return j + secret, string(w.b[:len(lit)]) + "=[redacted]", true
+		}}
+}
+
+// slackRule: "xox" and one of a b e o p r s, "-", a digit, then at least 19
+// more of [A-Za-z0-9-]; not preceded by a letter or digit.
+func slackRule() *rule {
+	var lits []string
+	for _, c := range "abeoprs" {
+		lits = append(lits, "xox"+string(c)+"-")
+	}
+	const n = 20
+	return &rule{kind: KindSlackToken, lits: lits, reach: 5 + n,
+		match: func(w window, lit string) (int, string, bool) {
+			if !not(w.prev(1), isAlnum) || w.run(len(lit), 1, isDigit) == 0 || w.run(len(lit), n, isSlack) < n {
+				return 0, "", false
+			}
+			return len(lit) + n, lit + "[redacted]", true
+		}}
+}
+
+// bearerRule: "bearer" in any case, not preceded by a letter or digit,
+// one to eight blanks, then at least 20 bytes of an RFC 6750 token68
+// ([A-Za-z0-9-._~+/]).
+func bearerRule() *rule {
+	const blanks, n = 8, 20
+	return &rule{kind: KindBearerToken, lits: []string{"bearer"}, fold: true, reach: len("bearer") + blanks + n,
+		match: func(w window, lit string) (int, string, bool) {
+			if !not(w.prev(1), isAlnum) {
+				return 0, "", false
+			}
+			j := len(lit)
+			s := w.run(j, blanks, isBlank)
+			if s == 0 || w.run(j+s, n, isToken68) < n {
+				return 0, "", false
+			}
+			return j + s + n, string(w.b[:len(lit)]) + " [redacted]", true
+		}}
+}
+
+// genericRules returns the shapes of home and temporary paths of any
+// machine.
+func genericRules() []*rule {
+	const maxName = 64
+	temp := &rule{kind: KindTempPath,
+		lits: []string{"/tmp/", "/var/tmp/", "/var/folders/", "/private/tmp/", "/private/var/tmp/", "/private/var/folders/"},
+		match: func(w window, lit string) (int, string, bool) {
+			if !pathStart(w) || not(w.at(len(lit)), isNameByte) {
+				return 0, "", false
+			}
+			return len(lit), lit + "…", true
+		}}
+	temp.reach = len("/private/var/folders/") + 1
+	home := &rule{kind: KindHomePath, lits: []string{"/home/", "/Users/", `\Users\`}, reach: len("/Users/") + 1 + maxName + 1,
+		match: func(w window, lit string) (int, string, bool) {
+			j := len(lit)
+			if lit[0] == '\\' {
+				// C:\Users\name, or C:\\Users\\name escaped in JSON.
+				if !not(w.prev(1), isNameByte) {
+					return 0, "", false
+				}
+				if w.at(j) == '\\' {
+					j++
+				}
+			} else if !pathStart(w) {
+				return 0, "", false
+			}
+			if c := w.at(j); c < 0 || !isWord(byte(c)) {
+				return 0, "", false
+			}
+			n := w.run(j, maxName+1, isNameByte)
+			name := string(w.b[j : j+n])
+			switch {
+			case lit == "/home/" && name == "linuxbrew",
+				lit == "/Users/" && name == "Shared",
+				lit == `\Users\` && (name == "Public" || name == "Default"):
+				return 0, "", false // system folders, nobody's home
+			}
+			return j + min(n, maxName), lit + "[redacted]", true
+		}}
+	root := &rule{kind: KindHomePath, lits: []string{"/root"}, reach: len("/root") + 1,
+		match: func(w window, lit string) (int, string, bool) {
+			if !pathStart(w) || !not(w.at(len(lit)), isNameByte) {
+				return 0, "", false
+			}
+			return len(lit), lit, true
+		}}
+	return []*rule{temp, home, root}
+}
+
+// pathRule matches a private folder at path boundaries; nil when path is
+// not a usable private path.
+func pathRule(kind, path, placeholder string) *rule {
+	lits := privatePaths(path)
+	if len(lits) == 0 {
+		return nil
+	}
+	reach := 0
+	for _, l := range lits {
+		reach = max(reach, len(l)+1)
+	}
+	return &rule{kind: kind, lits: lits, reach: reach, placeholder: placeholder,
+		match: func(w window, lit string) (int, string, bool) {
+			if !pathStart(w) || !not(w.at(len(lit)), isNameByte) {
+				return 0, "", false
+			}
+			return len(lit), placeholder, true
+		}}
+}
+
+// userRule matches the user name as a whole token that is part of a
+// path, a file name or an identifier: neither neighbour is a letter or a
+// digit, and at least one is one of / \ - _ . @ ~ = : ("/home/alice",
+// "pytest-of-alice", "alice@host", "USER=alice"), so never inside another
+// word ("malice") nor as a word of prose ("alice said"). nil for names
+// shorter than three bytes, names holding a separator or a blank, and
+// common path components or account names, which identify nobody.
+func userRule(name string) *rule {
+	if len(name) < 3 || strings.ContainsAny(name, "/\\ \t\n") || commonName(name) {
+		return nil
+	}
+	return &rule{kind: KindUserName, lits: []string{name}, reach: len(name) + 1, placeholder: UserPlaceholder,
+		match: func(w window, lit string) (int, string, bool) {
+			before, after := w.prev(1), w.at(len(lit))
+			if !not(before, isAlnum) || !not(after, isAlnum) || !isPathPunct(before) && !isPathPunct(after) ||
+				before == '{' && after == '}' {
+				return 0, "", false
+			}
+			return len(lit), UserPlaceholder, true
+		}}
+}
+
+// isPathPunct reports the bytes that join a user name into a path, a file
+// name or an identifier.
+func isPathPunct(c int) bool { return c >= 0 && strings.IndexByte(`/\-_.@~=:`, byte(c)) >= 0 }
+
+// hostRule matches the host name, in any ASCII case, between bytes that
+// cannot be part of a host-name label (dots may surround it: it is found
+// in its FQDN and the FQDN in a longer one); a dotted name is also
+// searched by its first label. nil for names shorter than three bytes and
+// for "localhost".
+func hostRule(host string) *rule {
+	var lits []string
+	for _, h := range []string{host, strings.SplitN(host, ".", 2)[0]} {
+		lh := strings.ToLower(h)
+		if len(h) < 3 || lh == "localhost" || strings.HasPrefix(lh, "localhost.") || strings.ContainsAny(h, "/\\ \t\n") {
+			continue
+		}
+		if len(lits) == 0 || lits[0] != h {
+			lits = append(lits, h)
+		}
+	}
+	if len(lits) == 0 {
+		return nil
+	}
+	return &rule{kind: KindHostName, lits: lits, fold: true, reach: len(lits[0]) + 1, placeholder: HostPlaceholder,
+		match: func(w window, lit string) (int, string, bool) {
+			before, after := w.prev(1), w.at(len(lit))
+			if !not(before, isHostByte) || !not(after, isHostByte) || before == '{' && after == '}' {
+				return 0, "", false
+			}
+			return len(lit), HostPlaceholder, true
+		}}
+}
