@@ -30,6 +30,7 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/bundle"
+	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/pep508"
 	"github.com/mkrelease/mkrelease/internal/pyname"
@@ -93,6 +94,14 @@ func Paths(ctx context.Context, paths []string, o Options) (*Report, error) {
 		switch base := filepath.Base(p); {
 		case st.IsDir():
 			items, err = Dist(ctx, p, o)
+		case evidence.IsFile(base) && !strings.HasSuffix(base, checksum.SidecarSuffix):
+			archive := strings.TrimSuffix(p, ".intoto.jsonl")
+			if !strings.HasSuffix(archive, ".tar.gz") {
+				archive += ".tar.gz"
+			}
+			var it Item
+			it, err = Evidence(ctx, archive, o)
+			items = []Item{it}
 		case strings.HasSuffix(base, ".intoto.jsonl"):
 			it := newItem(p, "provenance")
 			provenanceChecks(it, filepath.Dir(p), o)
@@ -225,7 +234,9 @@ func listFindings(list string, r checksum.Report) []Finding {
 
 // unlistedOK are the files of an output folder SHA256SUMS does not list:
 // the sidecars and itself (signed statements join them in a later stage).
-var unlistedOK = []string{"SHA256SUMS", "*" + checksum.SidecarSuffix, "*.intoto.jsonl", "*.sigstore.json"}
+// Evidence (never reproducible) is not listed either; it carries its own
+// SHA256SUMS and sidecar.
+var unlistedOK = []string{"SHA256SUMS", "*" + checksum.SidecarSuffix, "*.intoto.jsonl", "*.sigstore.json", "*" + evidence.Infix + "*"}
 
 // Dist audits an output folder: the folder's own checks first, then each
 // wheel and bundle in it.
@@ -254,7 +265,7 @@ func Dist(ctx context.Context, dir string, o Options) ([]Item, error) {
 	for _, e := range entries {
 		files[e.Name()] = true
 	}
-	var wheels, bundles []string
+	var wheels, bundles, evidences []string
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || name == "SHA256SUMS" {
@@ -277,6 +288,10 @@ func Dist(ctx context.Context, dir string, o Options) ([]Item, error) {
 			sidecarFindings = append(sidecarFindings, Finding{File: name, Msg: "has no " + name + checksum.SidecarSuffix + " sidecar"})
 		}
 		switch {
+		case evidence.IsFile(name):
+			if strings.HasSuffix(name, ".tar.gz") {
+				evidences = append(evidences, name)
+			}
 		case strings.HasSuffix(name, ".whl"):
 			wheels = append(wheels, name)
 		case strings.HasSuffix(name, ".tar.gz"):
@@ -307,6 +322,13 @@ func Dist(ctx context.Context, dir string, o Options) ([]Item, error) {
 	it.check("sbom", sbomFindings(dir, entries, inside)...)
 	it.check("manifest", manifestFindings(dir)...)
 	provenanceChecks(it, dir, o)
+	for _, e := range evidences {
+		ei, err := Evidence(ctx, filepath.Join(dir, e), o)
+		if err != nil {
+			return nil, err
+		}
+		sub = append(sub, ei)
+	}
 	return append([]Item{it.Item}, sub...), nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/build/lock"
+	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/provenance"
 )
@@ -34,7 +35,7 @@ func subjectFiles(dir string) (map[string]string, error) {
 	files := map[string]string{}
 	for _, e := range entries {
 		n := e.Name()
-		if e.IsDir() || !(strings.HasSuffix(n, ".whl") || strings.HasSuffix(n, ".tar.gz") || strings.HasSuffix(n, ".spdx.json")) {
+		if e.IsDir() || evidence.IsFile(n) || !(strings.HasSuffix(n, ".whl") || strings.HasSuffix(n, ".tar.gz") || strings.HasSuffix(n, ".spdx.json")) {
 			continue
 		}
 		sha, _, err := checksum.File(filepath.Join(dir, n))
@@ -51,7 +52,7 @@ func subjectFiles(dir string) (map[string]string, error) {
 // wheels, bundles and SBOM), the Sigstore bundle (the same envelope, the
 // same checks), and the lock facts the statement records.
 func provenanceChecks(it *item, dir string, o Options) {
-	envs, _ := filepath.Glob(filepath.Join(dir, "*.intoto.jsonl"))
+	envs := provenance.Statements(dir)
 	if len(envs) != 1 {
 		it.check("provenance", Finding{Msg: fmt.Sprintf("want one signed provenance (NAME-VERSION.intoto.jsonl), found %d", len(envs))})
 		return

@@ -1,4 +1,5 @@
-// Package evidence runs a release's verifier lanes against the exact wheels
-// of a bundle, installed offline in disposable virtualenvs, and packs what
-// they measured into signed, sanitised, checksummed evidence (DESIGN §7).
+// Package evidence holds the raw records verifier lanes produce (cases and
+// crossover measurements) and the names of evidence files; the lane
+// runner, statistics, sanitiser, store and packer live in its
+// sub-packages (DESIGN §7).
 package evidence

@@ -7,7 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
+
+	"github.com/mkrelease/mkrelease/evidence"
 )
 
 // Envelope is a DSSE envelope, decoded: the payload and signatures as bytes.
@@ -169,4 +172,17 @@ func decodeBase64(s string) ([]byte, error) {
 		}
 	}
 	return nil, errors.New("not base64")
+}
+
+// Statements lists the release provenance files of a release folder: its
+// *.intoto.jsonl files, except verifier evidence's statements.
+func Statements(dir string) []string {
+	all, _ := filepath.Glob(filepath.Join(dir, "*.intoto.jsonl"))
+	var out []string
+	for _, p := range all {
+		if !evidence.IsFile(filepath.Base(p)) {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/internal/artdiff"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/release"
 )
 
@@ -66,7 +67,7 @@ func ReadInputs(dist string) (*Inputs, error) {
 	for _, t := range m.Targets {
 		in.Targets = append(in.Targets, t.Name)
 	}
-	prov, _ := filepath.Glob(filepath.Join(dist, "*.intoto.jsonl"))
+	prov := provenance.Statements(dist)
 	if len(prov) == 1 {
 		if p, ok := provenanceInputs(prov[0]); ok {
 			p.From = filepath.Base(prov[0])

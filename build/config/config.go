@@ -166,8 +166,8 @@ type Lane struct {
 
 // Workload is one crossover workload and the phase it is counted in.
 type Workload struct {
-	Name  string `toml:"name"`
-	Phase string `toml:"phase"`
+	Name  string `toml:"name" json:"name"`
+	Phase string `toml:"phase" json:"phase"`
 }
 
 // Person is an author or maintainer.

@@ -65,7 +65,8 @@ type Distribution struct {
 }
 
 // Protocol is how crossover workers were measured: Steps step times per
-// worker, of which the first WarmUps are warm-ups.
+// worker, of which the first WarmUps are warm-ups. It is zero in a run
+// without crossover lanes.
 type Protocol struct {
 	Steps   int `json:"steps"`
 	WarmUps int `json:"warmups"`
@@ -238,8 +239,8 @@ func (r Run) validate() error {
 		}
 		seen[l] = true
 	}
-	if r.Protocol.Steps <= 0 || r.Protocol.WarmUps < 0 || r.Protocol.WarmUps >= r.Protocol.Steps {
-		bad("Protocol: %d steps with %d warm-ups (want steps > 0 and 0 <= warm-ups < steps)", r.Protocol.Steps, r.Protocol.WarmUps)
+	if r.Protocol != (Protocol{}) && (r.Protocol.Steps <= 0 || r.Protocol.WarmUps < 0 || r.Protocol.WarmUps >= r.Protocol.Steps) {
+		bad("Protocol: %d steps with %d warm-ups (want steps > 0 and 0 <= warm-ups < steps, or both 0 for a run without crossover lanes)", r.Protocol.Steps, r.Protocol.WarmUps)
 	}
 	for k := range r.Environment {
 		if k == "" {

@@ -19,8 +19,8 @@ const (
   target            TEXT    NOT NULL,
   interpreter       TEXT    NOT NULL,
   sources_tree_hash TEXT    NOT NULL,
-  steps             INTEGER NOT NULL CHECK (steps > 0),
-  warmups           INTEGER NOT NULL CHECK (warmups >= 0 AND warmups < steps),
+  steps             INTEGER NOT NULL CHECK (steps >= 0),
+  warmups           INTEGER NOT NULL CHECK ((steps = 0 AND warmups = 0) OR (warmups >= 0 AND warmups < steps)),
   identity          TEXT    NOT NULL CHECK (json_valid(identity)),
   identity_sha256   TEXT    NOT NULL
 ) STRICT`

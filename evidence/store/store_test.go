@@ -163,6 +163,7 @@ func TestRoundTrip(t *testing.T) {
 		{name: "no records"},
 		{name: "typical", cases: testCases(), ms: testMeasurements()},
 		{name: "cases only", cases: testCases()},
+		{name: "cases only without a protocol", run: func(r *Run) { r.Protocol = Protocol{} }, cases: testCases()},
 		{name: "measurements only", ms: testMeasurements()},
 		{name: "extreme floats", cases: extremeCases, ms: []evidence.Measurement{{Lane: "bench", Workload: "w",
 			Phase: "p", Role: evidence.RoleCandidate, Slot: 1, Attempt: 1, Outcome: evidence.OutcomeOK, Steps: extreme}}},
@@ -284,6 +285,8 @@ func TestWriteRefuses(t *testing.T) {
 		}, "Distributions[1]: numpy listed twice"},
 		{"warm-ups not below steps", func(r *Run, _ *[]evidence.Case, _ *[]evidence.Measurement) { r.Protocol.WarmUps = 16 },
 			"Protocol: 16 steps with 16 warm-ups"},
+		{"measurements without a protocol", func(r *Run, _ *[]evidence.Case, _ *[]evidence.Measurement) { r.Protocol = Protocol{} },
+			"measurements in a run without a protocol"},
 		{"identity not canonical", func(r *Run, _ *[]evidence.Case, _ *[]evidence.Measurement) {
 			r.Identity = []byte(`{"target":"demo 1.2.0"}`)
 		}, "Identity is not the canonical identity"},

@@ -280,6 +280,9 @@ func validateRecords(run Run, cases []evidence.Case, ms []evidence.Measurement) 
 			seenCase[caseKey(c)] = i
 		}
 	}
+	if len(ms) > 0 && run.Protocol == (Protocol{}) {
+		errs = append(errs, fmt.Errorf("%d measurements in a run without a protocol (Protocol.Steps is 0)", len(ms)))
+	}
 	seenM := map[string]int{}
 	for i, m := range ms {
 		what := fmt.Sprintf("measurement %d (%s)", i, measurementKey(m))

@@ -427,3 +427,36 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// RunsOn reports whether a wheel of the platform tag tag (possibly a
+// dotted set; "any" runs everywhere) can run on a machine of Go's goos and
+// goarch. Only the operating system and the architecture are compared; the
+// libc or macOS version is the installer's business.
+func RunsOn(tag, goos, goarch string) bool {
+	for _, t := range strings.Split(tag, ".") {
+		if t == "any" {
+			return true
+		}
+		p, err := ParseTag(t)
+		if err != nil {
+			continue
+		}
+		wantOS, arches := goosNames[goos], goarchNames[goarch]
+		if p.OS != wantOS {
+			continue
+		}
+		if hasField(arches, p.Arch) || (p.OS == MacOS && p.Arch == "universal2" && (goarch == "amd64" || goarch == "arm64")) {
+			return true
+		}
+	}
+	return false
+}
+
+var goosNames = map[string]string{"linux": Linux, "darwin": MacOS, "windows": Windows}
+
+// goarchNames spell Go's architectures as platform tags do (Linux and
+// macOS spellings; Windows' amd64/arm64/win32 too).
+var goarchNames = map[string]string{
+	"amd64": "x86_64 amd64", "386": "i686 win32", "arm64": "aarch64 arm64", "arm": "armv7l",
+	"ppc64le": "ppc64le", "ppc64": "ppc64", "s390x": "s390x", "riscv64": "riscv64", "loong64": "loongarch64",
+}

@@ -320,3 +320,28 @@ func TestPolicyTable(t *testing.T) {
 		}
 	}
 }
+
+func TestRunsOn(t *testing.T) {
+	tests := []struct {
+		tag, goos, goarch string
+		want              bool
+	}{
+		{"any", "linux", "amd64", true},
+		{"manylinux_2_34_x86_64", "linux", "amd64", true},
+		{"manylinux_2_34_aarch64", "linux", "amd64", false},
+		{"manylinux_2_34_aarch64", "linux", "arm64", true},
+		{"manylinux2014_x86_64.manylinux_2_17_x86_64", "linux", "amd64", true},
+		{"musllinux_1_2_x86_64", "linux", "amd64", true},
+		{"manylinux_2_34_x86_64", "darwin", "amd64", false},
+		{"macosx_11_0_arm64", "darwin", "arm64", true},
+		{"macosx_10_13_universal2", "darwin", "amd64", true},
+		{"macosx_10_13_x86_64", "darwin", "arm64", false},
+		{"win_amd64", "windows", "amd64", true},
+		{"not-a-tag", "linux", "amd64", false},
+	}
+	for _, tt := range tests {
+		if got := RunsOn(tt.tag, tt.goos, tt.goarch); got != tt.want {
+			t.Errorf("RunsOn(%q, %s, %s) = %v, want %v", tt.tag, tt.goos, tt.goarch, got, tt.want)
+		}
+	}
+}

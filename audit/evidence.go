@@ -1,0 +1,74 @@
+package audit
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/mkrelease/mkrelease/evidence"
+	"github.com/mkrelease/mkrelease/evidence/runner"
+	"github.com/mkrelease/mkrelease/internal/checksum"
+)
+
+// Evidence audits verifier evidence (runner.Check): sidecar, archive,
+// SHA256SUMS, sanitising, raw records, store, every aggregate recomputed
+// from the records, the run identity and the signed statements. The
+// identity is checked against the exact wheels the evidence must be for:
+// those of the target's bundle when it lies beside the evidence (every one
+// of them, and nothing else), else the wheels beside it that the run names.
+func Evidence(ctx context.Context, path string, o Options) (Item, error) {
+	it := newItem(path, "evidence")
+	wheels, exact, err := evidenceWheels(ctx, path)
+	if err != nil {
+		return it.Item, err
+	}
+	rep, err := runner.Check(ctx, path, runner.CheckOptions{TrustedKeys: o.TrustedKeys, Wheels: wheels, ExactWheels: exact})
+	if err != nil {
+		return it.Item, err
+	}
+	by := map[string][]Finding{}
+	for _, f := range rep.Findings {
+		by[f.Check] = append(by[f.Check], Finding{File: f.File, Msg: f.Msg})
+	}
+	seen := map[string]bool{}
+	for _, c := range rep.Checks {
+		seen[c] = true
+		it.check(c, by[c]...)
+	}
+	for _, f := range rep.Findings {
+		if !seen[f.Check] {
+			seen[f.Check] = true
+			it.check(f.Check, by[f.Check]...)
+		}
+	}
+	return it.Item, nil
+}
+
+// evidenceWheels finds what the evidence at path must be for: the wheels
+// and dependencies of the target's bundle beside it (exact), else every
+// wheel file beside it (the run must have installed those it names).
+func evidenceWheels(ctx context.Context, path string) (map[string]string, bool, error) {
+	dir := filepath.Dir(path)
+	release, target, ok := evidence.SplitName(filepath.Base(path))
+	if !ok {
+		return nil, false, &UsageError{Msg: path + ": not an evidence archive name (NAME-VERSION" + evidence.Infix + "TARGET.tar.gz)"}
+	}
+	bundlePath := filepath.Join(dir, release+"-"+target+".tar.gz")
+	if _, err := os.Stat(bundlePath); err == nil {
+		// A bundle that does not check out is the bundle's own finding;
+		// the evidence is then compared with the wheels beside it.
+		if wheels, err := runner.BundleWheels(ctx, bundlePath); err == nil && len(wheels) > 0 {
+			return wheels, true, nil
+		}
+	}
+	whls, _ := filepath.Glob(filepath.Join(dir, "*.whl"))
+	wheels := map[string]string{}
+	for _, w := range whls {
+		sha, _, err := checksum.File(w)
+		if err != nil {
+			return nil, false, err
+		}
+		wheels[filepath.Base(w)] = sha
+	}
+	return wheels, false, nil
+}

@@ -1,0 +1,229 @@
+"""The ``crossover`` worker of the vexl verifier.
+
+Usage::
+
+    python worker.py --workload NAME [--steps N]
+    python worker.py --list
+
+``NAME`` may also come from ``$MKRELEASE_WORKLOAD`` and the number of timed
+steps from ``$MKRELEASE_STEPS`` (default 16; ``--steps`` wins over the
+variable). The worker runs whatever the environment selects, like any user of
+the wheels: mkrelease starts the candidate with the default profile
+(``fused``) and the reference with ``VEXL_PROFILE=baseline``, in fresh
+processes, in ABBA order, and computes every statistic itself.
+
+Protocol: standard output carries only these JSON objects, one per line, in
+this order::
+
+    {"event": "ready"}
+    {"event": "step", "i": 0, "seconds": 0.0123}
+    ...                                           # i = 0 .. steps-1
+    {"event": "result", "sha256": "<hex>"}
+
+``ready`` is printed once the packages are imported, the workload's program
+is compiled and loaded and its inputs are built: everything before the first
+timed step. Each ``step`` times one ``Program.run`` over the workload's input
+vectors with ``time.perf_counter`` (nothing else is inside the timed region).
+``result`` is the sha256 of the raw bytes (``array.tobytes()``) of the last
+output; the profiles are bit-identical on these inputs (none produces a
+NaN), so the candidate's and the reference's digests must agree. Exit status
+0 after ``result``; 2 for a usage error (unknown workload, bad step count);
+1 if anything fails, with one line on standard error (never a traceback, and
+no paths). Logs go to standard error; to keep standard output clean even if
+a native library writes to it, the protocol is written to a private copy of
+file descriptor 1, and descriptor 1 itself is pointed at standard error.
+
+``--list`` prints one JSON object: ``{"phases": [...], "workloads": [{"name",
+"phase", "precision", "n", "inputs", "source", "description"}, ...]}``.
+
+Workloads (inputs are seeded ``random.Random`` draws, never NaN):
+
+``elementwise`` phase, float64: axpy, polynomial, sqrt-abs chain,
+min/max/clamp, softplus (exp/log)
+``fused`` phase: multiply-add chains in float64 and float32, constant-folding
+programs in float64 and float32, the vm benchmark program, a let-heavy
+program whose temporaries the fused plan keeps in registers
+
+Sizes are chosen so that one step takes roughly 5-30 ms under the fused
+profile on a 2-core x86_64 machine (the baseline profile is several times
+slower).
+"""
+
+import argparse
+import array
+import gc
+import hashlib
+import json
+import os
+import random
+import sys
+import time
+
+import _lane
+
+PHASES = ["elementwise", "fused"]
+
+
+class Workload(object):
+    def __init__(self, name, phase, precision, n, source, inputs, description):
+        self.name = name
+        self.phase = phase
+        self.precision = precision  # "d" (float64) or "f" (float32)
+        self.n = n
+        self.source = source
+        self.inputs = inputs  # one (low, high) uniform range per input
+        self.description = description
+
+    def as_json(self):
+        return {
+            "name": self.name,
+            "phase": self.phase,
+            "precision": "float64" if self.precision == "d" else "float32",
+            "n": self.n,
+            "inputs": len(self.inputs),
+            "source": self.source,
+            "description": self.description,
+        }
+
+    def build_inputs(self):
+        """Deterministic input vectors: the same bytes in every process."""
+        rng = random.Random("%s/%d" % (self.name, self.n))
+        vectors = []
+        for low, high in self.inputs:
+            draw, span = rng.random, high - low
+            vectors.append(array.array(self.precision, [low + span * draw() for _ in range(self.n)]))
+        return vectors
+
+
+_POLY = "in x\nout ((((((0.5 * x - 1.25) * x + 2) * x - 0.75) * x + 3) * x - 1) * x + 0.125) * x - 2"
+_LETS = ("in x, y, z\n"
+         "let a = x * y + z\n"
+         "let b = a * x - y\n"
+         "let c = b * a + z * y\n"
+         "let d = c * b - a * x\n"
+         "out (a + b) * (c - d) + d * 0.5 - c * z")
+
+WORKLOADS = [
+    Workload("axpy-f64", "elementwise", "d", 3000000, "in x, y\nout 2.5 * x + y",
+             [(-1.0, 1.0), (-1.0, 1.0)], "a*x + y"),
+    Workload("polynomial-f64", "elementwise", "d", 750000, _POLY,
+             [(-1.5, 1.5)], "degree-7 polynomial, Horner form"),
+    Workload("sqrt-abs-chain-f64", "elementwise", "d", 500000,
+             "in x, y\nlet a = sqrt(abs(x))\nlet b = sqrt(abs(y - a))\nout abs(a - b) + sqrt(abs(x * y)) - abs(b)",
+             [(-4.0, 4.0), (-4.0, 4.0)], "sqrt and abs over lets"),
+    Workload("minmax-clamp-f64", "elementwise", "d", 500000,
+             "in x, y\nout clamp(x, -0.5, 0.5) - max(x, y) + min(x, y) / 2 + clamp(y, x, 1)",
+             [(-1.0, 1.0), (-1.0, 1.0)], "min, max and clamp"),
+    Workload("softplus-f64", "elementwise", "d", 330000,
+             "in x\nout log(1 + exp(-abs(x))) + max(x, 0)",
+             [(-8.0, 8.0)], "softplus: exp and log"),
+    Workload("muladd-chain-f64", "fused", "d", 800000,
+             "in a, b, c, d\nout a * b + c * d - a * c + b * d - (a * d) * 0.5 + c * c",
+             [(-1.0, 1.0)] * 4, "multiply-add chains (muladd, mulsub, nmuladd)"),
+    Workload("muladd-chain-f32", "fused", "f", 1600000,
+             "in a, b, c, d\nout a * b + c * d - a * c + b * d - (a * d) * 0.5 + c * c",
+             [(-1.0, 1.0)] * 4, "multiply-add chains in float32"),
+    Workload("constant-folding-f64", "fused", "d", 1400000,
+             "in x, y\nout x * (2 * 3 + 1.5) + (sqrt(2) * log(10) - exp(-1)) * y - clamp(3, 0, 1) * x / (1 + 2)",
+             [(-1.0, 1.0), (-1.0, 1.0)], "constant subexpressions folded at load"),
+    Workload("constant-folding-f32", "fused", "f", 1600000,
+             "in x, y\nout x * (2 * 3 + 1.5) + (sqrt(2) * log(10) - exp(-1)) * y - clamp(3, 0, 1) * x / (1 + 2)",
+             [(-1.0, 1.0), (-1.0, 1.0)], "constant folding in float32"),
+    Workload("benchmark-f64", "fused", "d", 786432,
+             "in x, y\nlet t = x * y\nout t + 2.5 * sqrt(abs(x)) - min(x, y) / 3 + x * 0.25 + y * 0.75",
+             [(-2.0, 2.0), (-2.0, 2.0)], "the vm package's benchmark program"),
+    Workload("let-registers-f32", "fused", "f", 900000, _LETS,
+             [(-1.0, 1.0)] * 3, "temporaries kept in registers"),
+]
+
+BY_NAME = {w.name: w for w in WORKLOADS}
+
+
+def _log(msg):
+    sys.stderr.write("worker: %s\n" % msg)
+    sys.stderr.flush()
+
+
+def _protocol_stream():
+    """A private text stream on a copy of fd 1; fd 1 becomes stderr."""
+    sys.stdout.flush()
+    fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr  # stray prints now go to stderr
+    return os.fdopen(fd, "w", buffering=1, encoding="utf-8")
+
+
+def _emit(stream, obj):
+    stream.write(json.dumps(obj, allow_nan=False) + "\n")
+    stream.flush()
+
+
+def _steps(value, where):
+    """The step count, or None (logged) when it is not a positive integer."""
+    try:
+        steps = int(value)
+    except (TypeError, ValueError):
+        steps = 0
+    if steps < 1:
+        _log("%s must be a positive integer, got %r" % (where, value))
+        return None
+    return steps
+
+
+def run(workload, steps, out):
+    import vexl_compiler
+    import vexl_plugin
+
+    program = vexl_plugin.Program.load(vexl_compiler.compile_source(workload.source))
+    inputs = workload.build_inputs()
+    _log("%s: %d x %d %s elements, profile %s" % (
+        workload.name, len(inputs), workload.n, "float64" if workload.precision == "d" else "float32",
+        program.profile))
+    gc.collect()
+    _emit(out, {"event": "ready"})
+    clock = time.perf_counter
+    result = None
+    for i in range(steps):
+        start = clock()
+        result = program.run(*inputs)
+        seconds = clock() - start
+        _emit(out, {"event": "step", "i": i, "seconds": seconds})
+    _emit(out, {"event": "result", "sha256": hashlib.sha256(result.tobytes()).hexdigest()})
+    program.close()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="worker.py", description="crossover worker of the vexl verifier")
+    parser.add_argument("--workload", help="workload name (default: $MKRELEASE_WORKLOAD)")
+    parser.add_argument("--steps", help="timed steps (default: $MKRELEASE_STEPS, else 16)")
+    parser.add_argument("--list", action="store_true", help="print the workloads and phases as JSON")
+    args = parser.parse_args(argv)
+    if args.list:
+        sys.stdout.write(json.dumps({"phases": PHASES, "workloads": [w.as_json() for w in WORKLOADS]}, indent=1) + "\n")
+        return 0
+    name = args.workload or os.environ.get("MKRELEASE_WORKLOAD")
+    if not name:
+        _log("no workload: pass --workload NAME or set MKRELEASE_WORKLOAD (see --list)")
+        return 2
+    if name not in BY_NAME:
+        _log("unknown workload %r (have %s)" % (name, ", ".join(sorted(BY_NAME))))
+        return 2
+    if args.steps is not None:
+        steps = _steps(args.steps, "--steps")
+    else:
+        steps = _steps(os.environ.get("MKRELEASE_STEPS") or "16", "MKRELEASE_STEPS")
+    if steps is None:
+        return 2
+    out = _protocol_stream()
+    try:
+        run(BY_NAME[name], steps, out)
+    except Exception as exc:
+        _log("%s failed: %s" % (name, _lane.exception_text(exc)))
+        return 1
+    finally:
+        out.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,402 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/evidence"
+	"github.com/mkrelease/mkrelease/evidence/sanitize"
+	"github.com/mkrelease/mkrelease/evidence/store"
+	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/extract"
+	"github.com/mkrelease/mkrelease/provenance"
+)
+
+// The checks of evidence, in the order they run.
+const (
+	CheckSidecar    = "sidecar"
+	CheckArchive    = "archive"
+	CheckSums       = "sha256sums"
+	CheckSanitised  = "sanitised"
+	CheckRecords    = "records"
+	CheckStore      = "store"
+	CheckAggregates = "aggregates"
+	CheckIdentity   = "identity"
+	CheckSignature  = "signature"
+)
+
+// CheckOptions say what evidence must match.
+type CheckOptions struct {
+	// TrustedKeys may sign the evidence statements.
+	TrustedKeys []crypto.PublicKey
+	// Wheels, when set, are the exact wheels (file name → sha256) the
+	// evidence must be for: every one must be in its run identity with that
+	// digest.
+	Wheels map[string]string
+	// ExactWheels says Wheels are all the wheels the run may have
+	// installed (a bundle's): a wheel of the run identity that is not
+	// among them is a finding too. Otherwise only the wheels of Wheels
+	// that the run names are compared, and at least one must be.
+	ExactWheels bool
+	// Private is what must not appear in it (default: this machine's).
+	Private *sanitize.Private
+}
+
+// Finding is one failed check of evidence.
+type Finding struct {
+	Check string `json:"check"`
+	File  string `json:"file,omitempty"`
+	Msg   string `json:"message"`
+}
+
+// Report is the outcome of checking evidence.
+type Report struct {
+	Archive  string    `json:"archive"`
+	Checks   []string  `json:"checks"`
+	Findings []Finding `json:"findings"`
+	// Manifest and Summary (recomputed from the records) when readable.
+	Manifest *Manifest `json:"-"`
+	Summary  *Summary  `json:"-"`
+}
+
+func (r *Report) run(c string) { r.Checks = append(r.Checks, c) }
+func (r *Report) add(c, file, f string, a ...any) {
+	r.Findings = append(r.Findings, Finding{Check: c, File: file, Msg: fmt.Sprintf(f, a...)})
+}
+
+// OK reports whether every check held.
+func (r *Report) OK() bool { return len(r.Findings) == 0 }
+
+// Err lists the findings; it maps to exit status 1.
+func (r *Report) Err() error {
+	if r.OK() {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "evidence %s refused (%d finding%s):", filepath.Base(r.Archive), len(r.Findings), plural(len(r.Findings)))
+	for _, f := range r.Findings {
+		b.WriteString("\n  " + f.Check + ": ")
+		if f.File != "" {
+			b.WriteString(f.File + ": ")
+		}
+		b.WriteString(f.Msg)
+	}
+	return &refusal{msg: b.String()}
+}
+
+type refusal struct{ msg string }
+
+func (e *refusal) Error() string { return e.msg }
+func (e *refusal) ExitCode() int { return 1 }
+
+// Check checks an evidence archive: its sidecar, a safe extraction, its
+// SHA256SUMS, that no file holds a private value or a credential, the raw
+// records, the store (integrity, and row for row the same as the records),
+// every aggregate recomputed from the records against the summaries it
+// carries (the recomputed values are the ones returned), the run identity
+// against the wheels it must be for, and the signed statements beside it.
+func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error) {
+	rep := &Report{Archive: archive, Findings: []Finding{}}
+	base := filepath.Base(archive)
+	name := strings.TrimSuffix(base, ".tar.gz")
+	if _, err := os.Stat(checksum.SidecarPath(archive)); err == nil {
+		rep.run(CheckSidecar)
+		sr, err := checksum.VerifySidecar(checksum.SidecarPath(archive))
+		if err != nil {
+			rep.add(CheckSidecar, base+checksum.SidecarSuffix, "%v", err)
+		} else {
+			for _, f := range sr.Findings {
+				rep.add(CheckSidecar, base+checksum.SidecarSuffix, "%s", f.String())
+			}
+		}
+	}
+	work, err := os.MkdirTemp("", "mkrelease-evidence-check-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	rep.run(CheckArchive)
+	if _, err := extract.ExtractFile(ctx, archive, filepath.Join(work, "x"), extract.Options{}); err != nil {
+		rep.add(CheckArchive, base, "%v", err)
+		return rep, nil
+	}
+	root := filepath.Join(work, "x", name)
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		rep.add(CheckArchive, base, "no root folder %s/", name)
+		return rep, nil
+	}
+
+	rep.run(CheckSums)
+	sums, err := checksum.ReadSums(filepath.Join(root, "SHA256SUMS"))
+	if err != nil {
+		rep.add(CheckSums, "SHA256SUMS", "%v", err)
+	} else {
+		vr, err := checksum.Verify(ctx, root, sums, checksum.VerifyOptions{Unlisted: true, Ignore: []string{"SHA256SUMS"}})
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range vr.Findings {
+			rep.add(CheckSums, f.Name, "%s", f.String())
+		}
+	}
+
+	rep.run(CheckSanitised)
+	private := sanitize.FromSystem()
+	if o.Private != nil {
+		private = *o.Private
+	}
+	hits, err := private.Scanner().ScanTree(root)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range hits {
+		rep.add(CheckSanitised, "", "%s", h.String())
+	}
+
+	rep.run(CheckRecords)
+	var m Manifest
+	if data, err := os.ReadFile(filepath.Join(root, "manifest.json")); err != nil || json.Unmarshal(data, &m) != nil || m.Schema != ManifestSchema {
+		rep.add(CheckRecords, "manifest.json", "missing or not an evidence manifest")
+		return rep, nil
+	}
+	rep.Manifest = &m
+	var cases []evidence.Case
+	var ms []evidence.Measurement
+	var specs []LaneSpec
+	for _, l := range m.Lanes {
+		spec := LaneSpec{Name: l.Name, Kind: l.Kind, Warmups: l.Warmups, Workloads: l.Workloads}
+		specs = append(specs, spec)
+		switch l.Kind {
+		case config.LaneCases:
+			f := l.Name + "/cases.jsonl"
+			var lc []evidence.Case
+			if err := readJSONL(filepath.Join(root, filepath.FromSlash(f)), &lc); err != nil {
+				rep.add(CheckRecords, f, "%v", err)
+			}
+			for i, c := range lc {
+				if c.Lane != l.Name {
+					rep.add(CheckRecords, f, "line %d: case %s of lane %q in lane %s's file", i+1, c.ID, c.Lane, l.Name)
+				}
+			}
+			cases = append(cases, lc...)
+		case config.LaneCrossover:
+			f := l.Name + "/measurements.jsonl"
+			var lm []evidence.Measurement
+			if err := readJSONL(filepath.Join(root, filepath.FromSlash(f)), &lm); err != nil {
+				rep.add(CheckRecords, f, "%v", err)
+			}
+			for i, x := range lm {
+				if x.Lane != l.Name {
+					rep.add(CheckRecords, f, "line %d: measurement of lane %q in lane %s's file", i+1, x.Lane, l.Name)
+				}
+			}
+			ms = append(ms, lm...)
+		default:
+			rep.add(CheckRecords, "manifest.json", "lane %s has unknown kind %q", l.Name, l.Kind)
+		}
+	}
+
+	rep.run(CheckStore)
+	var run store.Run
+	st, err := store.Open(filepath.Join(root, StoreFile))
+	if err != nil {
+		rep.add(CheckStore, StoreFile, "%v", err)
+	} else {
+		if err := st.IntegrityCheck(); err != nil {
+			rep.add(CheckStore, StoreFile, "%v", err)
+		}
+		for _, f := range store.Agree(st, cases, ms) {
+			rep.add(CheckStore, StoreFile, "%s", f.String())
+		}
+		if run, err = st.Run(); err != nil {
+			rep.add(CheckStore, StoreFile, "%v", err)
+		}
+		st.Close()
+	}
+
+	rep.run(CheckAggregates)
+	sum, err := RecomputeSpecs(specs, cases, ms)
+	if err != nil {
+		rep.add(CheckAggregates, "", "the records do not make a complete run: %v", err)
+	} else {
+		rep.Summary = sum
+		compareSummary(rep, root, "summary.json", sum)
+		for _, l := range sum.Lanes {
+			compareSummary(rep, root, l.Name+"/summary.json", l)
+		}
+	}
+
+	rep.run(CheckIdentity)
+	ident, _ := run.CanonicalIdentity()
+	var manifestIdent bytes.Buffer
+	if len(ident) > 0 && (json.Compact(&manifestIdent, m.Identity) != nil || !bytes.Equal(ident, manifestIdent.Bytes())) {
+		rep.add(CheckIdentity, "manifest.json", "the run identity differs from the store's")
+	}
+	if o.Wheels != nil {
+		checkWheels(rep, run, o.Wheels, o.ExactWheels)
+	}
+
+	rep.run(CheckSignature)
+	checkStatements(rep, archive, name, run, o.TrustedKeys, sum)
+	return rep, nil
+}
+
+func readJSONL[T any](path string, out *[]T) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		var v T
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&v); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+		*out = append(*out, v)
+	}
+	return sc.Err()
+}
+
+// compareSummary reports a summary file that says something else than the
+// records: the recomputed value wins.
+func compareSummary(rep *Report, root, file string, want any) {
+	got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+	if err != nil {
+		rep.add(CheckAggregates, file, "missing")
+		return
+	}
+	w, _ := json.MarshalIndent(want, "", "  ")
+	if !bytes.Equal(bytes.TrimSpace(got), bytes.TrimSpace(w)) {
+		rep.add(CheckAggregates, file, "says something else than its raw records; the values recomputed from the records are the ones used")
+	}
+}
+
+// checkStatements verifies the signed statements beside the archive: each
+// is signed by a trusted key and names the archive and the run's wheels;
+// the summary statement carries the recomputed summary.
+func checkStatements(rep *Report, archive, name string, run store.Run, keys []crypto.PublicKey, sum *Summary) {
+	path := filepath.Join(filepath.Dir(archive), name+".intoto.jsonl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		rep.add(CheckSignature, name+".intoto.jsonl", "no signed statements beside the archive")
+		return
+	}
+	if len(keys) == 0 {
+		rep.add(CheckSignature, name+".intoto.jsonl", "no trusted key to check the signatures with: pass --key PUB.pem (or list it in [signing] trusted_keys)")
+		return
+	}
+	v, err := provenance.NewVerifier(keys...)
+	if err != nil {
+		rep.add(CheckSignature, name+".intoto.jsonl", "%v", err)
+		return
+	}
+	archiveSHA, _, err := checksum.File(archive)
+	if err != nil {
+		rep.add(CheckSignature, filepath.Base(archive), "%v", err)
+		return
+	}
+	want := map[string]string{filepath.Base(archive): archiveSHA}
+	for _, w := range run.Wheels {
+		want[w.Name] = w.SHA256
+	}
+	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+	sawSummary := false
+	for i, line := range lines {
+		_, st, err := v.VerifyEnvelope(line)
+		if err != nil {
+			rep.add(CheckSignature, fmt.Sprintf("%s line %d", name+".intoto.jsonl", i+1), "%v", err)
+			continue
+		}
+		var s struct {
+			Subject []struct {
+				Name   string            `json:"name"`
+				Digest map[string]string `json:"digest"`
+			} `json:"subject"`
+			PredicateType string          `json:"predicateType"`
+			Predicate     json.RawMessage `json:"predicate"`
+		}
+		if err := json.Unmarshal(st, &s); err != nil {
+			rep.add(CheckSignature, fmt.Sprintf("%s line %d", name+".intoto.jsonl", i+1), "not a statement: %v", err)
+			continue
+		}
+		got := map[string]string{}
+		for _, sub := range s.Subject {
+			got[sub.Name] = sub.Digest["sha256"]
+		}
+		for n, sha := range want {
+			if got[n] != sha {
+				rep.add(CheckSignature, n, "statement %d (%s) does not name it with sha256 %s", i+1, s.PredicateType, sha)
+			}
+		}
+		if s.PredicateType == SummaryPredicate && sum != nil {
+			sawSummary = true
+			var p summaryPredicate
+			if err := json.Unmarshal(s.Predicate, &p); err != nil {
+				rep.add(CheckSignature, name+".intoto.jsonl", "summary statement: %v", err)
+				continue
+			}
+			a, _ := json.Marshal(p.Summary)
+			b, _ := json.Marshal(sum)
+			if !bytes.Equal(a, b) {
+				rep.add(CheckSignature, name+".intoto.jsonl", "the signed summary differs from the one recomputed from the records")
+			}
+			if ident, err := run.CanonicalIdentity(); err == nil && !bytes.Equal(ident, p.Identity) {
+				rep.add(CheckSignature, name+".intoto.jsonl", "the signed run identity differs from the store's")
+			}
+		}
+	}
+	if !sawSummary {
+		rep.add(CheckSignature, name+".intoto.jsonl", "no signed summary statement")
+	}
+}
+
+// checkWheels compares the wheels of the run identity with the wheels the
+// evidence must be for.
+func checkWheels(rep *Report, run store.Run, want map[string]string, exact bool) {
+	have := map[string]string{}
+	for _, w := range run.Wheels {
+		have[w.Name] = w.SHA256
+	}
+	names := make([]string, 0, len(want))
+	for n := range want {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	compared := 0
+	for _, n := range names {
+		sha := want[n]
+		got, ok := have[n]
+		switch {
+		case !ok && exact:
+			rep.add(CheckIdentity, n, "the evidence is not for this wheel: its run did not install it")
+		case !ok:
+		case got != sha:
+			compared++
+			rep.add(CheckIdentity, n, "the evidence is for sha256 %s, this wheel is %s: evidence for other wheels; run mkrelease evidence run on this build", got, sha)
+		default:
+			compared++
+		}
+	}
+	if exact {
+		for _, w := range run.Wheels {
+			if _, ok := want[w.Name]; !ok {
+				rep.add(CheckIdentity, w.Name, "the run installed this wheel, which is not in the bundle")
+			}
+		}
+	} else if compared == 0 {
+		rep.add(CheckIdentity, "", "no wheel the run installed is beside the evidence, so nothing shows which wheels it is for: verify it beside the target's bundle or wheels")
+	}
+}

@@ -1,0 +1,393 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/build/executor"
+	"github.com/mkrelease/mkrelease/evidence"
+)
+
+// laneEnv is what a lane's commands run with.
+type laneEnv struct {
+	// vars are the environment (PATH with the venv first, HOME and TMPDIR
+	// in the scratch folder, the lane's variables).
+	vars map[string]string
+	// expand are the ${NAME} values of argv: PYTHON, VERIFIER, STEPS,
+	// WORKLOAD.
+	expand map[string]string
+	dir    string // working folder
+	log    func(format string, args ...any)
+}
+
+func (e laneEnv) with(extra map[string]string) laneEnv {
+	c := e
+	c.vars = map[string]string{}
+	for k, v := range e.vars {
+		c.vars[k] = v
+	}
+	for k, v := range extra {
+		c.vars[k] = v
+	}
+	c.expand = map[string]string{}
+	for k, v := range e.expand {
+		c.expand[k] = v
+	}
+	return c
+}
+
+func (e laneEnv) command(ctx context.Context, argv []string) (*exec.Cmd, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("empty command")
+	}
+	args := make([]string, len(argv))
+	for i, a := range argv {
+		args[i] = executor.Expand(a, e.expand)
+	}
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Dir = e.dir
+	for k, v := range e.vars {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	sort.Strings(cmd.Env)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	return cmd, nil
+}
+
+// runCases runs a cases lane: its command writes one JSON line per case to
+// $MKRELEASE_CASES. The lane is stopped when it exceeds its timeout or
+// reports no case for CaseTimeout; then, or when it exits with a failure,
+// an ERROR case records why. Lines that are not valid cases are ERROR
+// cases too: what a lane writes is never trusted as is.
+func runCases(ctx context.Context, l config.Lane, env laneEnv, file string) ([]evidence.Case, string, error) {
+	env = env.with(l.Env)
+	env.vars["MKRELEASE_CASES"] = file
+	env.vars["MKRELEASE_LANE"] = l.Name
+	ctx, cancel := context.WithTimeout(ctx, l.Timeout.Duration)
+	defer cancel()
+	cmd, err := env.command(ctx, l.Run)
+	if err != nil {
+		return nil, "", fmt.Errorf("lane %s: %w", l.Name, err)
+	}
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &capped{w: &log}, &capped{w: &log}
+	if err := cmd.Start(); err != nil {
+		return []evidence.Case{laneError(l.Name, "start", "the lane's command could not start: "+err.Error())}, "", nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	// Watch progress: the number of complete lines in the cases file.
+	start := time.Now()
+	lastLines, lastChange, lastLog := 0, start, start
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	var waitErr error
+	stalled := false
+wait:
+	for {
+		select {
+		case waitErr = <-done:
+			break wait
+		case <-tick.C:
+			n := countLines(file)
+			if n != lastLines {
+				lastLines, lastChange = n, time.Now()
+				if time.Since(lastLog) >= 5*time.Second {
+					lastLog = time.Now()
+					env.log("lane %s: %d cases so far", l.Name, n)
+				}
+			}
+			if time.Since(lastChange) > l.CaseTimeout.Duration {
+				stalled = true
+				cancel()
+				waitErr = <-done
+				break wait
+			}
+		}
+	}
+	cases, bad := readCases(l.Name, file)
+	env.log("lane %s: %d cases in %s", l.Name, len(cases), time.Since(start).Round(100*time.Millisecond))
+	switch {
+	case stalled:
+		last := "before its first case"
+		if len(cases) > 0 {
+			last = "after case " + cases[len(cases)-1].ID
+		}
+		cases = append(cases, laneError(l.Name, "case-timeout", fmt.Sprintf("no case reported for %s %s: the lane was stopped (raise case_timeout if a case really takes longer)", l.CaseTimeout.Duration, last)))
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		cases = append(cases, laneError(l.Name, "timeout", fmt.Sprintf("the lane ran longer than its timeout %s and was stopped", l.Timeout.Duration)))
+	case waitErr != nil:
+		cases = append(cases, laneError(l.Name, "exit", fmt.Sprintf("the lane's command failed (%v); last output:\n%s", waitErr, executor.Tail(log.Bytes(), 12))))
+	}
+	cases = append(cases, bad...)
+	if len(cases) == 0 {
+		cases = append(cases, laneError(l.Name, "no-cases", "the lane reported no case"))
+	}
+	return cases, log.String(), nil
+}
+
+func laneError(lane, id, msg string) evidence.Case {
+	return evidence.Case{Lane: lane, ID: lane + "/" + id, Status: evidence.StatusError, Tier: "lane", Message: msg}
+}
+
+func countLines(file string) int {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0
+	}
+	return bytes.Count(b, []byte{'\n'})
+}
+
+// readCases reads and validates a cases file: each line one case with an
+// id, a known status and finite numbers; the lane field is set by
+// mkrelease. Invalid lines become ERROR cases naming the line.
+func readCases(lane, file string) (cases, bad []evidence.Case) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, nil
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	seen := map[string]bool{}
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var c evidence.Case
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			bad = append(bad, laneError(lane, "line-"+strconv.Itoa(n), "not a case: "+err.Error()))
+			continue
+		}
+		c.Lane = lane
+		switch {
+		case c.ID == "":
+			bad = append(bad, laneError(lane, "line-"+strconv.Itoa(n), "a case without an id"))
+			continue
+		case seen[c.ID]:
+			bad = append(bad, laneError(lane, "line-"+strconv.Itoa(n), "case "+c.ID+" reported twice"))
+			continue
+		}
+		switch c.Status {
+		case evidence.StatusPass, evidence.StatusFail, evidence.StatusError, evidence.StatusSkip:
+		default:
+			bad = append(bad, laneError(lane, "line-"+strconv.Itoa(n), fmt.Sprintf("case %s: status %q is not PASS, FAIL, ERROR or SKIP", c.ID, c.Status)))
+			continue
+		}
+		if !finite(c.Duration) || c.Duration < 0 || !finiteMap(c.Metrics) || !finiteMap(c.Tolerance) {
+			bad = append(bad, laneError(lane, "line-"+strconv.Itoa(n), "case "+c.ID+": a number is negative, NaN or infinite"))
+			continue
+		}
+		seen[c.ID] = true
+		cases = append(cases, c)
+	}
+	if err := sc.Err(); err != nil {
+		bad = append(bad, laneError(lane, "read", err.Error()))
+	}
+	return cases, bad
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+func finiteMap(m map[string]float64) bool {
+	for _, v := range m {
+		if !finite(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// workerEvent is one line of the worker protocol.
+type workerEvent struct {
+	Event   string  `json:"event"` // ready, step, result
+	I       int     `json:"i"`
+	Seconds float64 `json:"seconds"`
+	SHA256  string  `json:"sha256"`
+}
+
+// runWorker runs one worker attempt and reads its protocol: {"event":
+// "ready"} once started, then one {"event": "step"} per step, then
+// {"event": "result"}. Exiting or timing out before ready is a start-up
+// failure; after it, a failure or a timeout.
+func runWorker(ctx context.Context, l config.Lane, env laneEnv, argv []string, m evidence.Measurement) evidence.Measurement {
+	ctx, cancel := context.WithTimeout(ctx, l.Timeout.Duration)
+	defer cancel()
+	cmd, err := env.command(ctx, argv)
+	if err != nil {
+		m.Outcome, m.Error = evidence.OutcomeStartupFailure, err.Error()
+		return m
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		m.Outcome, m.Error = evidence.OutcomeStartupFailure, err.Error()
+		return m
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &capped{w: &stderr}
+	if err := cmd.Start(); err != nil {
+		m.Outcome, m.Error = evidence.OutcomeStartupFailure, "could not start: "+err.Error()
+		return m
+	}
+	ready := false
+	var protoErr string
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		var ev workerEvent
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			if protoErr == "" {
+				protoErr = fmt.Sprintf("not a protocol line: %.80q", sc.Text())
+			}
+			continue
+		}
+		switch ev.Event {
+		case "ready":
+			ready = true
+		case "step":
+			switch {
+			case !ready:
+				protoErr = "a step before ready"
+			case ev.I != len(m.Steps):
+				protoErr = fmt.Sprintf("step %d reported where step %d was due", ev.I, len(m.Steps))
+			case !finite(ev.Seconds) || ev.Seconds <= 0:
+				protoErr = fmt.Sprintf("step %d: %v seconds", ev.I, ev.Seconds)
+			default:
+				m.Steps = append(m.Steps, ev.Seconds)
+			}
+		case "result":
+			m.ResultSHA256 = ev.SHA256
+		default:
+			protoErr = fmt.Sprintf("unknown event %q", ev.Event)
+		}
+	}
+	io.Copy(io.Discard, stdout)
+	waitErr := cmd.Wait()
+	tail := executor.Tail(stderr.Bytes(), 8)
+	switch {
+	case !ready && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		m.Outcome, m.Error = evidence.OutcomeStartupFailure, fmt.Sprintf("timed out after %s before reporting ready", l.Timeout.Duration)
+	case !ready:
+		m.Outcome, m.Error = evidence.OutcomeStartupFailure, fmt.Sprintf("exited before reporting ready (%v): %s", waitErr, tail)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		m.Outcome, m.Error = evidence.OutcomeTimeout, fmt.Sprintf("timed out after %s, at step %d of %d", l.Timeout.Duration, len(m.Steps), l.Steps)
+	case waitErr != nil:
+		m.Outcome, m.Error = evidence.OutcomeFailure, fmt.Sprintf("failed after start-up at step %d of %d (%v): %s", len(m.Steps), l.Steps, waitErr, tail)
+	case protoErr != "":
+		m.Outcome, m.Error = evidence.OutcomeFailure, "protocol: "+protoErr
+	case len(m.Steps) != l.Steps:
+		m.Outcome, m.Error = evidence.OutcomeFailure, fmt.Sprintf("reported %d steps, %d were asked for", len(m.Steps), l.Steps)
+	case !isHex64(m.ResultSHA256):
+		m.Outcome, m.Error = evidence.OutcomeFailure, "no result digest (a {\"event\": \"result\", \"sha256\": ...} line)"
+	default:
+		m.Outcome = evidence.OutcomeOK
+	}
+	return m
+}
+
+func isHex64(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// runCrossover runs a crossover lane: for each workload, fresh workers in
+// the order candidate, reference, reference, candidate. Only a reference
+// worker that fails during start-up is run again, once; every attempt is
+// kept. A candidate whose result differs from the references' is marked
+// wrong-result, as is a second reference that disagrees with the first.
+func runCrossover(ctx context.Context, l config.Lane, env laneEnv) []evidence.Measurement {
+	var out []evidence.Measurement
+	roles := []string{evidence.RoleCandidate, evidence.RoleReference, evidence.RoleReference, evidence.RoleCandidate}
+	for _, w := range l.Workloads {
+		var chosen [4]int // index into out of each slot's last attempt
+		for slot, role := range roles {
+			argv, extra := l.Candidate, l.CandidateEnv
+			if role == evidence.RoleReference {
+				argv, extra = l.Reference, l.ReferenceEnv
+			}
+			we := env.with(l.Env).with(extra)
+			we.vars["MKRELEASE_WORKLOAD"] = w.Name
+			we.vars["MKRELEASE_STEPS"] = strconv.Itoa(l.Steps)
+			we.vars["MKRELEASE_ROLE"] = role
+			we.expand["WORKLOAD"] = w.Name
+			we.expand["STEPS"] = strconv.Itoa(l.Steps)
+			for attempt := 1; attempt <= 2; attempt++ {
+				m := runWorker(ctx, l, we, argv, evidence.Measurement{Lane: l.Name, Workload: w.Name, Phase: w.Phase, Role: role, Slot: slot + 1, Attempt: attempt})
+				out = append(out, m)
+				chosen[slot] = len(out) - 1
+				env.log("lane %s: workload %s slot %d (%s) attempt %d: %s", l.Name, w.Name, slot+1, role, attempt, m.Outcome)
+				if !(role == evidence.RoleReference && m.Outcome == evidence.OutcomeStartupFailure) {
+					break
+				}
+			}
+		}
+		// Results: the references must agree, and the candidates with them.
+		ref := ""
+		for _, s := range []int{1, 2} {
+			m := &out[chosen[s]]
+			if m.Outcome != evidence.OutcomeOK {
+				continue
+			}
+			if ref == "" {
+				ref = m.ResultSHA256
+			} else if m.ResultSHA256 != ref {
+				m.Outcome, m.Error = evidence.OutcomeWrongResult, "the two reference workers disagree: "+short(ref)+" and "+short(m.ResultSHA256)
+			}
+		}
+		for _, s := range []int{0, 3} {
+			m := &out[chosen[s]]
+			if m.Outcome == evidence.OutcomeOK && ref != "" && m.ResultSHA256 != ref {
+				m.Outcome, m.Error = evidence.OutcomeWrongResult, "the candidate's result "+short(m.ResultSHA256)+" differs from the reference's "+short(ref)
+			}
+		}
+	}
+	return out
+}
+
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// capped keeps at most 1 MiB of a command's output.
+type capped struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := 1<<20 - c.w.Len(); room > 0 {
+		c.w.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}

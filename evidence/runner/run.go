@@ -1,0 +1,418 @@
+// Package runner runs a release's verifier lanes against the exact wheels
+// of its bundle, installed offline in disposable virtualenvs, recomputes
+// every aggregate from the raw records, and packs sanitised, checksummed,
+// signed evidence; it also checks evidence (verify, import).
+package runner
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/bundle"
+	"github.com/mkrelease/mkrelease/evidence"
+	"github.com/mkrelease/mkrelease/evidence/sanitize"
+	"github.com/mkrelease/mkrelease/evidence/store"
+	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/pyfind"
+	"github.com/mkrelease/mkrelease/internal/treehash"
+	"github.com/mkrelease/mkrelease/provenance"
+	"github.com/mkrelease/mkrelease/wheel"
+	"github.com/mkrelease/mkrelease/wheel/platform"
+)
+
+// RunOptions configure a verifier run.
+type RunOptions struct {
+	Config *config.Config
+	// Dist is the release folder: the target's bundle is read from it and
+	// the evidence written into it.
+	Dist   string
+	Target string
+	// Lanes limits the run to some lanes (default: all).
+	Lanes []string
+	// Python is the interpreter for the virtualenvs (default: the newest
+	// of the bundle's support boundary found here).
+	Python string
+	// Signer signs the evidence statements; Getenv reads PATH and HOME.
+	Signer provenance.Signer
+	Getenv func(string) string
+	Logger *slog.Logger
+}
+
+// RefusedError is evidence that could not be accepted (a private path or a
+// credential in a staged file). It maps to exit status 1; nothing is
+// written.
+type RefusedError struct {
+	Findings []sanitize.Finding
+}
+
+// Error names every file and offset.
+func (e *RefusedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the evidence was rejected: %d private value%s or credential%s in the staged files:", len(e.Findings), plural(len(e.Findings)), plural(len(e.Findings)))
+	for _, f := range e.Findings {
+		b.WriteString("\n  " + f.String())
+	}
+	b.WriteString("\n\thint: a lane printed a private path, a user or host name, or a secret; make it print relative names and no secrets, then run again")
+	return b.String()
+}
+
+// ExitCode is 1.
+func (e *RefusedError) ExitCode() int { return 1 }
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Result is a finished verifier run.
+type Result struct {
+	Archive, Statements string // paths in Dist
+	Summary             *Summary
+}
+
+// Run installs the target's bundle offline in a fresh virtualenv per lane,
+// runs the lanes, recomputes every aggregate from the raw records, stages
+// the evidence, rejects it when a staged file holds a private value or a
+// credential, and otherwise writes the archive, its sidecar and the signed
+// statements into Dist.
+func Run(ctx context.Context, o RunOptions) (*Result, error) {
+	c := o.Config
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	lanes, err := selectLanes(c, o.Lanes)
+	if err != nil {
+		return nil, err
+	}
+	bundlePath := filepath.Join(o.Dist, bundle.Name(c.Project.NormalizedName, c.Project.Version, o.Target)+".tar.gz")
+	opened, rep, err := bundle.Open(ctx, bundlePath)
+	if err != nil {
+		return nil, fmt.Errorf("evidence: %w", err)
+	}
+	defer opened.Close()
+	if err := rep.Err(); err != nil {
+		return nil, fmt.Errorf("evidence: the bundle to verify does not check out: %w", err)
+	}
+	if err := runsHere(opened.Root, o.Target); err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp("", "mkrelease-evidence-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	for _, d := range []string{"home", "tmp", "venvs"} {
+		if err := os.MkdirAll(filepath.Join(work, d), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	verifier := filepath.Join(work, "verifier")
+	verifierHash := ""
+	if c.Evidence.Verifier != "" {
+		src := filepath.Join(c.Dir, filepath.FromSlash(c.Evidence.Verifier))
+		if err := treehash.Copy(ctx, src, verifier); err != nil {
+			return nil, fmt.Errorf("evidence: verifier sources: %w", err)
+		}
+		sum, err := treehash.Hash(ctx, verifier)
+		if err != nil {
+			return nil, err
+		}
+		verifierHash = h1Hex(sum.H1)
+	}
+	private := sanitize.FromSystem()
+	private.Folders = map[string]string{verifier: "{verifier}", filepath.Join(work, "venvs"): "{venvs}", work: "{work}"}
+
+	started := time.Now().UTC()
+	var cases []evidence.Case
+	var ms []evidence.Measurement
+	var identityVenv string
+	python := ""
+	for _, l := range lanes {
+		venv := filepath.Join(work, "venvs", l.Name)
+		log.Info("installing the bundle offline", "lane", l.Name, "bundle", filepath.Base(bundlePath))
+		inst, err := bundle.Install(ctx, opened, bundle.InstallOptions{Venv: venv, Python: o.Python, Getenv: o.Getenv})
+		if err != nil {
+			return nil, fmt.Errorf("evidence: lane %s: %w", l.Name, err)
+		}
+		private.Folders[venv] = "{venv}"
+		if identityVenv == "" {
+			identityVenv, python = venv, inst.Python
+		}
+		host := ""
+		if o.Getenv != nil {
+			host = o.Getenv("PATH")
+		}
+		env := laneEnv{
+			vars: map[string]string{
+				"PATH": filepath.Join(venv, "bin") + string(os.PathListSeparator) + host, "VIRTUAL_ENV": venv,
+				"HOME": filepath.Join(work, "home"), "TMPDIR": filepath.Join(work, "tmp"),
+				"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC",
+				"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
+			},
+			expand: map[string]string{"PYTHON": filepath.Join(venv, "bin", "python"), "VERIFIER": verifier},
+			dir:    filepath.Join(work, "run-"+l.Name),
+			log:    func(f string, a ...any) { log.Info(fmt.Sprintf(f, a...)) },
+		}
+		if err := os.MkdirAll(env.dir, 0o755); err != nil {
+			return nil, err
+		}
+		switch l.Kind {
+		case config.LaneCases:
+			lc, _, err := runCases(ctx, l, env, filepath.Join(work, l.Name+".cases.jsonl"))
+			if err != nil {
+				return nil, err
+			}
+			cases = append(cases, lc...)
+		case config.LaneCrossover:
+			ms = append(ms, runCrossover(ctx, l, env)...)
+		}
+	}
+	finished := time.Now().UTC()
+
+	// Everything recorded passes through the sanitiser first.
+	for i := range cases {
+		cases[i].Message = private.String(cases[i].Message)
+		cases[i].ID = private.String(cases[i].ID)
+	}
+	for i := range ms {
+		ms[i].Error = private.String(ms[i].Error)
+	}
+	run, err := identity(ctx, o, opened.Root, identityVenv, python, verifierHash, lanes, private)
+	if err != nil {
+		return nil, err
+	}
+	runID, err := randomID()
+	if err != nil {
+		return nil, err
+	}
+	run.ID = runID
+	sum, err := Recompute(lanes, cases, ms)
+	if err != nil {
+		return nil, err
+	}
+
+	name := evidence.Name(c.Project.NormalizedName, c.Project.Version, o.Target)
+	stage := filepath.Join(work, "stage", name)
+	if err := writeStage(stage, c, o.Target, run, lanes, cases, ms, sum, started, finished); err != nil {
+		return nil, err
+	}
+	findings, err := private.Scanner().ScanTree(stage)
+	if err != nil {
+		return nil, err
+	}
+	if len(findings) > 0 {
+		return nil, &RefusedError{Findings: findings}
+	}
+	archive, statements, err := pack(ctx, o, stage, name, run, sum)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Archive: archive, Statements: statements, Summary: sum}, nil
+}
+
+func selectLanes(c *config.Config, names []string) ([]config.Lane, error) {
+	if len(c.Evidence.Lanes) == 0 {
+		return nil, &config.Error{File: c.File, Key: "evidence.lane", Msg: "no verifier lanes", Hint: "declare [[evidence.lane]] tables in release.toml"}
+	}
+	// One protocol per run: the store records it once.
+	var proto *config.Lane
+	for i, l := range c.Evidence.Lanes {
+		if l.Kind != config.LaneCrossover {
+			continue
+		}
+		if proto == nil {
+			proto = &c.Evidence.Lanes[i]
+		} else if l.Steps != proto.Steps || l.Warmups != proto.Warmups {
+			return nil, &config.Error{File: c.File, Key: "evidence.lane", Msg: fmt.Sprintf("crossover lanes %s (%d steps, %d warm-ups) and %s (%d steps, %d warm-ups) measure differently", proto.Name, proto.Steps, proto.Warmups, l.Name, l.Steps, l.Warmups), Hint: "give every crossover lane the same steps and warmups"}
+		}
+	}
+	if len(names) == 0 {
+		return c.Evidence.Lanes, nil
+	}
+	var out []config.Lane
+	for _, n := range names {
+		found := false
+		for _, l := range c.Evidence.Lanes {
+			if l.Name == n {
+				out = append(out, l)
+				found = true
+			}
+		}
+		if !found {
+			var all []string
+			for _, l := range c.Evidence.Lanes {
+				all = append(all, l.Name)
+			}
+			return nil, &config.Error{File: c.File, Key: "evidence.lane", Msg: fmt.Sprintf("no lane %q", n), Hint: "lanes: " + strings.Join(all, ", ")}
+		}
+	}
+	return out, nil
+}
+
+func h1Hex(h1 string) string {
+	b, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(h1, "h1:"))
+	if err != nil {
+		return ""
+	}
+	return hex.EncodeToString(b)
+}
+
+func randomID() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// identity computes the run identity: the wheels of the bundle, the native
+// libraries and distributions installed in the lanes' environment, the
+// verifier sources, the interpreter, the lanes and protocol, and the
+// sanitised environment.
+func identity(ctx context.Context, o RunOptions, bundleRoot, venv, python, verifierHash string, lanes []config.Lane, private sanitize.Private) (store.Run, error) {
+	run := store.Run{Target: o.Target, SourcesTreeHash: verifierHash}
+	c := o.Config
+	wheels, err := wheelDigests(bundleRoot)
+	if err != nil {
+		return run, err
+	}
+	for n, sha := range wheels {
+		run.Wheels = append(run.Wheels, store.FileDigest{Name: n, SHA256: sha})
+	}
+	if in, err := pyfind.Probe(ctx, python); err == nil {
+		run.Interpreter = "CPython " + in.Version
+	}
+	site, _ := filepath.Glob(filepath.Join(venv, "lib", "python3.*", "site-packages"))
+	if len(site) == 1 {
+		err := filepath.WalkDir(site[0], func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !d.Type().IsRegular() {
+				return err
+			}
+			rel, _ := filepath.Rel(site[0], p)
+			if strings.HasSuffix(rel, ".dist-info/METADATA") {
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				md, err := wheel.ParseMetadata(data)
+				if err != nil {
+					return nil
+				}
+				run.Distributions = append(run.Distributions, store.Distribution{Name: md.Name, Version: md.Version, MetadataSHA256: checksum.Bytes(data)})
+				return nil
+			}
+			if _, err := platform.Inspect(p); err == nil {
+				sha, _, err := checksum.File(p)
+				if err != nil {
+					return err
+				}
+				run.NativeLibraries = append(run.NativeLibraries, store.FileDigest{Name: filepath.ToSlash(rel), SHA256: sha})
+			}
+			return nil
+		})
+		if err != nil {
+			return run, err
+		}
+	}
+	for _, l := range lanes {
+		run.Lanes = append(run.Lanes, l.Name)
+		if l.Kind == config.LaneCrossover {
+			run.Protocol = store.Protocol{Steps: l.Steps, WarmUps: l.Warmups}
+		}
+	}
+	sort.Strings(run.Lanes)
+	env := map[string]string{"LANG": "C.UTF-8", "TZ": "UTC", "PYTHONHASHSEED": "0"}
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	for _, k := range c.Evidence.RecordEnv {
+		if v := getenv(k); v != "" {
+			env[k] = v
+		}
+	}
+	run.Environment = private.Env(env, c.Evidence.RecordEnv...)
+	sort.Slice(run.Wheels, func(i, j int) bool { return run.Wheels[i].Name < run.Wheels[j].Name })
+	return run, nil
+}
+
+// Manifest is the evidence's manifest.json.
+type Manifest struct {
+	Schema   string          `json:"schema"`
+	Project  string          `json:"project"`
+	Version  string          `json:"version"`
+	Target   string          `json:"target"`
+	RunID    string          `json:"run_id"`
+	Started  string          `json:"started"`
+	Finished string          `json:"finished"`
+	Identity json.RawMessage `json:"identity"`
+	Lanes    []ManifestLane  `json:"lanes"`
+}
+
+// ManifestLane describes one lane as it ran.
+type ManifestLane struct {
+	Name      string            `json:"name"`
+	Kind      string            `json:"kind"`
+	Steps     int               `json:"steps,omitempty"`
+	Warmups   int               `json:"warmups,omitempty"`
+	Timeout   string            `json:"timeout"`
+	Workloads []config.Workload `json:"workloads,omitempty"`
+	// Env, CandidateEnv and ReferenceEnv are the lane's configured
+	// variables (the rest of a lane's environment is fixed by mkrelease).
+	Env          map[string]string `json:"env,omitempty"`
+	CandidateEnv map[string]string `json:"candidate_env,omitempty"`
+	ReferenceEnv map[string]string `json:"reference_env,omitempty"`
+	Files        []string          `json:"files"`
+}
+
+// ManifestSchema identifies the evidence manifest format.
+const ManifestSchema = "https://mkrelease.dev/schemas/evidence/v1"
+
+// NotRunnableError is a target whose wheels cannot run on this machine:
+// its evidence is made on a machine of its platform and imported.
+type NotRunnableError struct {
+	Target, Wheel, Machine string
+}
+
+// Error names the wheel and the remedy.
+func (e *NotRunnableError) Error() string {
+	return fmt.Sprintf("evidence: target %s cannot run here: its wheel %s is not for this %s machine; run `mkrelease evidence run --target %s` on a machine of that platform, then `mkrelease evidence import` the evidence here",
+		e.Target, e.Wheel, e.Machine, e.Target)
+}
+
+// ExitCode is 2: the invocation asked for something this machine cannot do.
+func (e *NotRunnableError) ExitCode() int { return 2 }
+
+// runsHere checks that every wheel of an extracted bundle can run on this
+// machine.
+func runsHere(root, target string) error {
+	for _, sub := range []string{"wheels", "dependencies"} {
+		m, _ := filepath.Glob(filepath.Join(root, sub, "*.whl"))
+		for _, p := range m {
+			fn, err := wheel.ParseFilename(filepath.Base(p))
+			if err != nil {
+				return fmt.Errorf("evidence: %s: %w", filepath.Base(p), err)
+			}
+			if !platform.RunsOn(fn.Platform, runtime.GOOS, runtime.GOARCH) {
+				return &NotRunnableError{Target: target, Wheel: filepath.Base(p), Machine: runtime.GOOS + "/" + runtime.GOARCH}
+			}
+		}
+	}
+	return nil
+}
