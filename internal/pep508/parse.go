@@ -3,13 +3,13 @@ package pep508
 import (
 	"errors"
 	"fmt"
-	"github.com/mkrelease/mkrelease/internal/suggest"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pyname"
+	"github.com/mkrelease/mkrelease/internal/suggest"
 )
 
 // ParseError reports a dependency specifier or environment marker that
