@@ -249,6 +249,8 @@ func TestEmbeddedDefault(t *testing.T) {
 	checkBundles(t, a)
 	checkProvenance(t, a)
 
+	t.Run("evidence", func(t *testing.T) { checkEvidence(t, a, b) })
+
 	t.Run("reproduce from a fresh copy", func(t *testing.T) {
 		out := b.mustMkrelease(t, "reproduce", filepath.Join(a.dir, "dist"))
 		if !strings.Contains(out, "reproduced") || strings.Contains(out, "DIFFERS") {

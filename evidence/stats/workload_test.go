@@ -2,6 +2,7 @@ package stats
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -356,5 +357,41 @@ func TestWorkloadRatioOverflow(t *testing.T) {
 	_, err := Workload(abba(c, r, r, c), DefaultWarmups)
 	if err == nil || !strings.Contains(err.Error(), "not representable") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// TestRatioDriftGivesOne: identical candidate and reference on a machine
+// that slows down steadily give r = 1. When the slowdown is geometric
+// (each worker a constant factor slower than the one before) ABBA cancels
+// it exactly: r² = (g·g²)/(1·g³) = 1. When it is linear, the residual is
+// second order (above) and r reads 1.000 at the precision reports print.
+func TestRatioDriftGivesOne(t *testing.T) {
+	for _, g := range []float64{1.001, 1.01, 1.1, 1.5, 0.97} {
+		var ts [4][]float64
+		for k := range 4 {
+			ts[k] = constSteps(16, 0.02*math.Pow(g, float64(k)))
+		}
+		res, err := Workload(abba(ts[0], ts[1], ts[2], ts[3]), DefaultWarmups)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !near(res.R, 1, 1e-14) {
+			t.Errorf("geometric drift g = %v: r = %.17g, want 1", g, res.R)
+		}
+	}
+	// A machine losing 0.1 % per step over the 64 steps of the four workers
+	// (6.4 % slower at the end).
+	var ts [4][]float64
+	for k := range 4 {
+		for j := range 16 {
+			ts[k] = append(ts[k], 0.02*(1+0.001*float64(16*k+j)))
+		}
+	}
+	res, err := Workload(abba(ts[0], ts[1], ts[2], ts[3]), DefaultWarmups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintf("%.3f", res.R); got != "1.000" {
+		t.Errorf("linear drift: r = %.17g reads %s, want 1.000", res.R, got)
 	}
 }
