@@ -1,0 +1,94 @@
+package provenance
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func testVSA() VSA {
+	return VSA{
+		Subjects:          []Subject{{Name: "b.whl", SHA256: strings.Repeat("b", 64)}, {Name: "a.whl", SHA256: strings.Repeat("a", 64)}},
+		VerifierID:        "https://mkrelease.dev/publish",
+		VerifierVersion:   map[string]string{"mkrelease": "0.1.0"},
+		TimeVerified:      time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC),
+		ResourceURI:       "pkg:pypi/vexl@0.3.0",
+		PolicyURI:         "https://mkrelease.dev/policies/release",
+		PolicyDigest:      map[string]string{"sha256": strings.Repeat("c", 64)},
+		InputAttestations: []Dependency{{Name: "vexl-0.3.0.intoto.jsonl", Digest: map[string]string{"sha256": strings.Repeat("d", 64)}}},
+		Result:            VSAPassed,
+		VerifiedLevels:    []string{"SLSA_BUILD_LEVEL_1"},
+	}
+}
+
+func TestVSAStatement(t *testing.T) {
+	st, err := testVSA().Statement()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(st, &got); err != nil {
+		t.Fatal(err)
+	}
+	pred := got["predicate"].(map[string]any)
+	for k, want := range map[string]any{
+		"timeVerified": "2026-11-30T12:00:00Z", "resourceUri": "pkg:pypi/vexl@0.3.0",
+		"verificationResult": "PASSED", "slsaVersion": "1.0",
+	} {
+		if pred[k] != want {
+			t.Errorf("predicate.%s = %v, want %v", k, pred[k], want)
+		}
+	}
+	if got["predicateType"] != VSAPredicateType || got["subject"].([]any)[0].(map[string]any)["name"] != "a.whl" {
+		t.Errorf("statement = %s", st)
+	}
+	back, err := ParseVSA(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Result != VSAPassed || len(back.Subjects) != 2 || back.PolicyDigest["sha256"] != strings.Repeat("c", 64) ||
+		back.InputAttestations[0].Name != "vexl-0.3.0.intoto.jsonl" || !back.TimeVerified.Equal(testVSA().TimeVerified) {
+		t.Errorf("ParseVSA = %+v", back)
+	}
+	// Signed and verified as any statement.
+	s, _, err := DevKey(filepath.Join(t.TempDir(), "k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := SignStatement(context.Background(), s, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := NewVerifier(s.Public())
+	if _, got, err := v.VerifyEnvelope(line); err != nil || string(got) != string(st) {
+		t.Errorf("VerifyEnvelope: %v", err)
+	}
+}
+
+func TestVSARefusals(t *testing.T) {
+	tests := []struct {
+		name string
+		mod  func(*VSA)
+		want string
+	}{
+		{"no subjects", func(v *VSA) { v.Subjects = nil }, "no subjects"},
+		{"bad result", func(v *VSA) { v.Result = "OK" }, `result "OK"`},
+		{"no verifier", func(v *VSA) { v.VerifierID = "" }, "verifier id"},
+		{"bad subject digest", func(v *VSA) { v.Subjects[0].SHA256 = "x" }, "b.whl"},
+		{"duplicate subject", func(v *VSA) { v.Subjects[1].Name = "b.whl" }, "listed twice"},
+		{"bad policy digest", func(v *VSA) { v.PolicyDigest["sha256"] = "zz" }, "policy"},
+		{"empty input attestation", func(v *VSA) { v.InputAttestations = append(v.InputAttestations, Dependency{Name: "x"}) }, "input attestation 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := testVSA()
+			tt.mod(&v)
+			if _, err := v.Statement(); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Statement() error = %v, want one saying %q", err, tt.want)
+			}
+		})
+	}
+}
