@@ -43,6 +43,11 @@ type Config struct {
 	Signing Signing `toml:"signing"`
 	// Evidence declares the verifier lanes run against the built wheels.
 	Evidence Evidence `toml:"evidence"`
+	// Policy configures the publish gate: extra policy files and the
+	// thresholds of the default policies.
+	Policy Policy `toml:"policy"`
+	// Publish says where releases are published.
+	Publish Publish `toml:"publish"`
 
 	// File is the path of release.toml as the user named it (for messages).
 	File string `toml:"-"`
@@ -125,6 +130,30 @@ type Evidence struct {
 	// recorded in the run identity.
 	RecordEnv []string `toml:"record_env"`
 	Lanes     []Lane   `toml:"lane"`
+}
+
+// Policy configures the publish gate (DESIGN §8). Unset thresholds take
+// the defaults of package policies.
+type Policy struct {
+	// Files are further Rego v1 policy files evaluated with the defaults.
+	Files []string `toml:"files"`
+	// MinThroughputGeomean is the overall throughput geometric mean the
+	// candidate must exceed (strictly).
+	MinThroughputGeomean *float64 `toml:"min_throughput_geomean"`
+	// MinOverall, MinPhase and MinWorkload are the floors of the overall
+	// geometric mean, of every phase's, and of every workload's r.
+	MinOverall  *float64 `toml:"min_overall"`
+	MinPhase    *float64 `toml:"min_phase"`
+	MinWorkload *float64 `toml:"min_workload"`
+	// MaxRobustCV bounds every worker's robust CV (a fraction: 0.10 is 10 %).
+	MaxRobustCV *float64 `toml:"max_robust_cv"`
+}
+
+// Publish says where `mkrelease publish` puts releases.
+type Publish struct {
+	// To is the channel: a folder (relative to release.toml) or a file://
+	// URL.
+	To string `toml:"to"`
 }
 
 // Lane kinds.

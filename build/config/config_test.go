@@ -85,6 +85,9 @@ var badConfigs = []struct {
 	{"reserved env", `env = { GOOS = "linux" }`, `env = { GOOS = "linux", TZ = "Europe/Paris" }`, "23:30", "cannot be overridden"},
 	{"step targets unknown", `outputs = ["tool"]`, "outputs = [\"tool\"]\ntargets = [\"win\"]", "30:12", `unknown target "win"`},
 	{"output escapes", `outputs = ["tool"]`, `outputs = ["../tool"]`, "29:12", "leaves the project folder"},
+	{"policy threshold out of range", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[policy]\nmax_robust_cv = 1.5\n", "33:17", "invalid threshold 1.5"},
+	{"policy file not rego", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[policy]\nfiles = [\"extra.txt\"]\n", "33:10", "is not a .rego file"},
+	{"publish to a web URL", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[publish]\nto = \"https://example.invalid/\"\n", "33:6", "unsupported channel"},
 	{"epoch before 1980", "source_date_epoch = 1793491200", "source_date_epoch = 1000", "6:21", "before 1980"},
 }
 

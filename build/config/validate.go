@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"path"
 	"regexp"
@@ -164,6 +165,14 @@ func (v *validator) config(c *Config) {
 	}
 
 	v.evidence(&c.Evidence)
+	v.policy(&c.Policy)
+	if to := c.Publish.To; to != "" && !strings.HasPrefix(to, "file://") {
+		if strings.Contains(to, "://") {
+			v.errorf("publish.to", `a folder, or a file:// URL`, "unsupported channel %q", to)
+		} else {
+			v.path("publish.to", to)
+		}
+	}
 
 	wheels := map[string]bool{}
 	for i := range c.Wheels {
@@ -592,6 +601,32 @@ func (v *validator) evidence(e *Evidence) {
 		}
 		if l.CaseTimeout.Duration == 0 {
 			l.CaseTimeout.Duration = 2 * time.Minute
+		}
+	}
+}
+
+func (v *validator) policy(p *Policy) {
+	for i, f := range p.Files {
+		key := fmt.Sprintf("policy.files[%d]", i)
+		if !strings.HasSuffix(f, ".rego") {
+			v.errorf(key, "policy files are Rego v1 modules ending in .rego", "%q is not a .rego file", f)
+			continue
+		}
+		v.path(key, f)
+	}
+	for _, t := range []struct {
+		key      string
+		val      *float64
+		min, max float64
+	}{
+		{"policy.min_throughput_geomean", p.MinThroughputGeomean, 0, math.MaxFloat64},
+		{"policy.min_overall", p.MinOverall, 0, math.MaxFloat64},
+		{"policy.min_phase", p.MinPhase, 0, math.MaxFloat64},
+		{"policy.min_workload", p.MinWorkload, 0, math.MaxFloat64},
+		{"policy.max_robust_cv", p.MaxRobustCV, 0, 1},
+	} {
+		if t.val != nil && (math.IsNaN(*t.val) || *t.val < t.min || *t.val > t.max) {
+			v.errorf(t.key, fmt.Sprintf("a number from %g to %g", t.min, t.max), "invalid threshold %v", *t.val)
 		}
 	}
 }
