@@ -1,0 +1,142 @@
+// Package channel publishes releases into a release channel, atomically,
+// and audits a channel.
+//
+// A channel is a local folder (DEST, a path or a file:// URL) that any
+// static web server can serve, e.g. `python3 -m http.server`. It holds the
+// releases of one project (the normalised name given at the first publish),
+// one folder per version.
+//
+// # Layout
+//
+// After publishing versions 0.2.0 and 0.3.0 of project vexl, whose wheels
+// are vexl and Vexl_Plugin, a client sees:
+//
+//	DEST/
+//	  channel.json                   the state: project, generation, versions with every asset's sha256
+//	  index.html                     a page for people: every version with links to its assets
+//	  find-links.html                every wheel of every version (pip --find-links URL/find-links.html)
+//	  simple/index.html              PEP 503 root: one link per project ("vexl/", "vexl-plugin/")
+//	  simple/vexl-plugin/index.html  PEP 503 project page: every wheel of that project, every version
+//	  releases/0.2.0/…               every asset of 0.2.0, byte for byte as given
+//	  releases/0.3.0/FILE.whl        a wheel
+//	  releases/0.3.0/FILE.whl.metadata  its .dist-info/METADATA (PEP 658/714)
+//
+// Version folders are named by the normalised PEP 440 version. Project pages
+// are named by the normalised (PEP 503) distribution name of each wheel,
+// from its file name. A link on a project page (or on find-links.html) is
+//
+//	<a href="../../releases/0.3.0/FILE.whl#sha256=HEX" data-requires-python="&gt;=3.8"
+//	   data-dist-info-metadata="sha256=M" data-core-metadata="sha256=M">FILE.whl</a>
+//
+// where HEX is the wheel's sha256, M that of FILE.whl.metadata, and
+// data-requires-python is the wheel's Requires-Python (omitted when it has
+// none). Every link is relative, so the channel can be served under any URL
+// prefix; URL path segments are percent-escaped and attribute values
+// HTML-escaped. Pages are a pure function of channel.json: the same state
+// gives the same bytes. PEP 691 JSON is not served: a static server cannot
+// negotiate content types, and installers fall back to the HTML pages.
+//
+// channel.json (format "mkrelease-channel/1", keys in a fixed order, two-space
+// indentation, a trailing newline) is [State]: the project, the generation
+// number, the newest version, and for each version (ascending, PEP 440) its
+// assets (name, sha256, size) and its wheels (file, normalised project,
+// Requires-Python, sha256 and size of the .metadata file).
+//
+// # Generations: one rename publishes
+//
+// DEST is a symbolic link to a generation folder beside it:
+//
+//	PARENT/DEST -> .DEST.generations/g-000007
+//	PARENT/.DEST.generations/g-000007/   the complete channel shown now
+//	PARENT/.DEST.generations/g-000006/   the previous one, kept
+//	PARENT/.DEST.lock                    flock(2)ed by every publish
+//
+// Generations are never changed once complete. A publish takes the lock,
+// removes what a killed publish left (temporary generations
+// ".g-NNNNNN.tmp-*", folders being collected ".trash-*", complete
+// generations newer than the one DEST shows, and the temporary link
+// ".DEST.link-tmp"), then builds the next generation in a temporary folder
+// beside the others: the files of every published version are hard-linked
+// from the current generation (copied, and checked against their sha256,
+// where linking fails), the new version's assets are copied and checked
+// against the digests planned, the .metadata files, the pages and
+// channel.json are written, every file and folder is fsynced, and the folder
+// is renamed to g-NNNNNN. Then a new symlink is made under the temporary name
+// and rename(2)d over DEST, and PARENT is fsynced: that rename is the one
+// moment the channel changes, so a reader, or a kill at any moment, sees the
+// whole old channel or the whole new one. Afterwards generations older than
+// the previous one are moved aside (".trash-g-NNNNNN") and removed; a kill
+// while collecting leaves only garbage the next publish removes.
+//
+// A first publish creates DEST as such a link (where DEST is missing or an
+// empty folder). Any other DEST (a non-empty real folder, a file, a link
+// elsewhere) was not made by mkrelease and is refused with the reason.
+//
+// # Rules
+//
+// Publishing is refused (*RefusedError, exit code 1) when:
+//
+//   - the version (compared by PEP 440, so "1.0" is "1.0.0") is already
+//     published with a different set of assets or different bytes
+//     (RuleDifferentAssets, naming each asset that differs); the same bytes
+//     of the same assets is a no-op, reported as such (Result.NoOp), and no
+//     generation is made;
+//   - the version is lower than the newest published and
+//     Release.AllowDowngrade is false (RuleDowngrade);
+//   - the channel holds another project (RuleOtherProject);
+//   - DEST is not a channel made by mkrelease (RuleNotChannel).
+//
+// A release that cannot be published as given is a *UsageError (exit code
+// 2): an invalid project name or version, no assets or no wheel among them,
+// an asset that is missing, not a regular file, listed twice (by base name),
+// named with a leading "." or with characters a checksum file cannot list,
+// or named like the .metadata file of a wheel; a wheel whose file name does
+// not parse, whose version is not the release's, or whose METADATA is
+// missing, unparsable, for another name or version, or has an invalid
+// Requires-Python. The wheels themselves are otherwise not checked here:
+// the caller audits the release's assets (package audit) before publishing.
+//
+// [Open] and [Channel.Plan] give the facts a policy gate evaluates before
+// publishing ([Plan]: same version published, identical or not and which
+// assets differ, lower than the newest); [Publish] works them out again
+// under the lock and decides by [Plan.Refusal].
+//
+// # Verification
+//
+// [Verify] audits a channel and reports every finding, each naming the file
+// (relative to DEST) and the check ([Finding]); see the Check* constants.
+//
+// # Fault injection
+//
+// Publish calls testhook.Crash at 26 named points; a binary built with the
+// mkrelease_testhooks build tag kills itself with SIGKILL at the one named
+// by MKRELEASE_TEST_CRASH_AT (without the tag the calls compile to
+// nothing). In the order a publish reaches them:
+//
+//	publish/locked                the lock is held
+//	cleanup/removed-link          the leftover temporary link is removed
+//	cleanup/removed               after each leftover in the generations folder
+//	cleanup/synced                after the folders are synced
+//	stage/created                 the temporary generation folder exists
+//	stage/linked                  after each file hard-linked from the current generation
+//	stage/copy-partial            a new asset is partly written, not yet synced or renamed
+//	stage/copied                  after each new asset is committed
+//	stage/metadata                after each .metadata file
+//	stage/simple-root             simple/index.html written
+//	stage/simple-project          after each project page
+//	stage/find-links              find-links.html written
+//	stage/index                   index.html written
+//	stage/state                   channel.json written
+//	stage/synced                  every folder of the new generation synced
+//	stage/renamed                 the generation renamed to g-NNNNNN
+//	stage/synced-generations      the generations folder synced
+//	switch/link-created           the new link exists under its temporary name
+//	switch/removed-empty-dest     an empty folder DEST was removed (first publish only)
+//	switch/before-rename          just before the rename over DEST
+//	switch/renamed                just after it: the new state is visible
+//	switch/synced                 DEST's folder synced
+//	gc/moved-aside                after each old generation is renamed aside
+//	gc/removed                    after each is removed
+//	gc/synced                     the generations folder synced
+//	publish/done                  just before Publish returns
+package channel

@@ -1,0 +1,113 @@
+package policies
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+)
+
+// MaxPolicySize is the largest policy file [LoadFiles] reads.
+const MaxPolicySize = 1 << 20
+
+//go:embed default/*.rego
+var defaultFS embed.FS
+
+// Module is one Rego v1 policy module.
+type Module struct {
+	// Name names the module in errors, denials and digests: the file's
+	// path as configured, or "default/NAME.rego" for a default policy.
+	Name string
+	// Source is the module's text.
+	Source string
+}
+
+// SHA256 returns the hex sha256 of the module's source.
+func (m Module) SHA256() string {
+	sum := sha256.Sum256([]byte(m.Source))
+	return hex.EncodeToString(sum[:])
+}
+
+// Defaults returns the default policies, by name: package
+// mkrelease.release (the deny rules of DESIGN §8) and package mkrelease.lib
+// (their helpers and the input's JSON schema). Their names are
+// "default/NAME.rego", their path in this package's folder.
+func Defaults() []Module {
+	entries, err := fs.ReadDir(defaultFS, "default")
+	if err != nil {
+		panic(fmt.Sprintf("policies: embedded default policies: %v", err)) // the embed pattern guarantees the folder
+	}
+	mods := make([]Module, 0, len(entries))
+	for _, e := range entries {
+		name := path.Join("default", e.Name())
+		b, err := defaultFS.ReadFile(name)
+		if err != nil {
+			panic(fmt.Sprintf("policies: embedded default policy %s: %v", name, err))
+		}
+		mods = append(mods, Module{Name: name, Source: string(b)})
+	}
+	return mods
+}
+
+// LoadFiles reads user policy files, in the order given. Each must be a
+// regular file (or a link to one) named *.rego of at most MaxPolicySize
+// bytes, and no path may be given twice. Its Module is named by the path
+// as given. Errors are *[PolicyError].
+func LoadFiles(paths []string) ([]Module, error) {
+	mods := make([]Module, 0, len(paths))
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if filepath.Ext(p) != ".rego" {
+			return nil, &PolicyError{File: p, Msg: "not a Rego policy: the file name must end in .rego"}
+		}
+		key := filepath.Clean(p)
+		if seen[key] {
+			return nil, &PolicyError{File: p, Msg: "given twice"}
+		}
+		seen[key] = true
+		src, err := readPolicy(p)
+		if err != nil {
+			return nil, err
+		}
+		mods = append(mods, Module{Name: p, Source: src})
+	}
+	return mods, nil
+}
+
+func readPolicy(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", &PolicyError{File: p, Msg: "cannot read it", Err: unwrapPath(err)}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", &PolicyError{File: p, Msg: "cannot read it", Err: unwrapPath(err)}
+	}
+	if !fi.Mode().IsRegular() {
+		return "", &PolicyError{File: p, Msg: fmt.Sprintf("not a regular file (%s)", fi.Mode().Type())}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxPolicySize+1))
+	if err != nil {
+		return "", &PolicyError{File: p, Msg: "cannot read it", Err: unwrapPath(err)}
+	}
+	if len(b) > MaxPolicySize {
+		return "", &PolicyError{File: p, Msg: fmt.Sprintf("larger than %d bytes", MaxPolicySize)}
+	}
+	return string(b), nil
+}
+
+// unwrapPath drops the *fs.PathError around err: PolicyError names the
+// file already.
+func unwrapPath(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err
+	}
+	return err
+}
