@@ -92,6 +92,8 @@ func Paths(ctx context.Context, paths []string, o Options) (*Report, error) {
 		}
 		var items []Item
 		switch base := filepath.Base(p); {
+		case st.IsDir() && IsChannel(p):
+			items, err = Channel(ctx, p, o)
 		case st.IsDir():
 			items, err = Dist(ctx, p, o)
 		case evidence.IsFile(base) && !strings.HasSuffix(base, checksum.SidecarSuffix):

@@ -185,3 +185,74 @@ func lockFindings(file string, p provenance.Provenance, l *lock.Lock) []Finding 
 	}
 	return out
 }
+
+// ProvenanceFacts is what checking a folder's signed provenance
+// established, as a policy gate reads it.
+type ProvenanceFacts struct {
+	// Present says there is exactly one provenance statement; File is
+	// its name (or the name expected when there is none).
+	Present bool
+	File    string
+	// Signed says its envelope verifies with a trusted key, KeyID's.
+	Signed bool
+	KeyID  string
+	// SubjectsMatch says its subjects are exactly the folder's wheels,
+	// bundles and SBOM, digest for digest.
+	SubjectsMatch bool
+	// Statement is the signed statement's bytes and SHA256 their digest
+	// (set when Signed).
+	Statement []byte
+	SHA256    string
+	// Findings say what did not hold.
+	Findings []Finding
+}
+
+// Provenance checks the signed provenance of the release folder dir
+// (named NAME-VERSION.intoto.jsonl, expected is that name, used when it
+// is missing) against o.TrustedKeys and the folder's artifacts.
+func Provenance(dir, expected string, o Options) ProvenanceFacts {
+	pf := ProvenanceFacts{File: expected}
+	envs := provenance.Statements(dir)
+	switch len(envs) {
+	case 0:
+		pf.Findings = append(pf.Findings, Finding{File: expected, Msg: "no signed provenance in " + dir})
+		return pf
+	case 1:
+	default:
+		pf.Findings = append(pf.Findings, Finding{Msg: fmt.Sprintf("want one signed provenance, found %d", len(envs))})
+		return pf
+	}
+	pf.Present, pf.File = true, filepath.Base(envs[0])
+	if len(o.TrustedKeys) == 0 {
+		pf.Findings = append(pf.Findings, Finding{File: pf.File, Msg: "no trusted key to check the signature with"})
+		return pf
+	}
+	v, err := provenance.NewVerifier(o.TrustedKeys...)
+	if err != nil {
+		pf.Findings = append(pf.Findings, Finding{File: pf.File, Msg: err.Error()})
+		return pf
+	}
+	env, err := os.ReadFile(envs[0])
+	if err != nil {
+		pf.Findings = append(pf.Findings, Finding{File: pf.File, Msg: err.Error()})
+		return pf
+	}
+	// The signature first, on its own: a subject mismatch is another rule.
+	res, err := v.Verify(env, provenance.WithoutArtifactsUnsafe())
+	if err != nil {
+		pf.Findings = append(pf.Findings, verifyFindings(pf.File, err)...)
+		return pf
+	}
+	pf.Signed, pf.KeyID, pf.Statement, pf.SHA256 = true, res.KeyID, res.Statement, checksum.Bytes(env)
+	files, err := subjectFiles(dir)
+	if err != nil {
+		pf.Findings = append(pf.Findings, Finding{File: pf.File, Msg: err.Error()})
+		return pf
+	}
+	if _, err := v.Verify(env, provenance.WithArtifacts(files)); err != nil {
+		pf.Findings = append(pf.Findings, verifyFindings(pf.File, err)...)
+		return pf
+	}
+	pf.SubjectsMatch = true
+	return pf
+}

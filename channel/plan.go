@@ -30,6 +30,13 @@ type Release struct {
 	// AllowDowngrade allows publishing a version lower than the newest
 	// published.
 	AllowDowngrade bool
+	// Volatile are base names of assets made anew on every publish of the
+	// same release (the signed verification summary and its sidecar):
+	// they are published with the version but left out when deciding
+	// whether the version is already published with the same bytes, on
+	// both sides. A republish whose other assets are identical is a no-op
+	// and keeps the published ones.
+	Volatile []string
 }
 
 // Plan is the facts about publishing a release into a channel, for a
@@ -67,9 +74,10 @@ type Plan struct {
 	// AllowDowngrade is the release's AllowDowngrade.
 	AllowDowngrade bool `json:"allow_downgrade"`
 
-	dest    string
-	sources map[string]string // asset name -> path given
-	meta    map[string][]byte // wheel name -> METADATA bytes
+	dest     string
+	volatile []string
+	sources  map[string]string // asset name -> path given
+	meta     map[string][]byte // wheel name -> METADATA bytes
 }
 
 // AssetDiff is an asset that differs between a release and the same
@@ -151,7 +159,7 @@ func (c *Channel) compare(p *Plan) {
 	p.Differing = []AssetDiff{}
 	if pub, ok := st.Lookup(p.Version); ok {
 		p.SameVersionPublished, p.PublishedAs = true, pub.Version
-		p.Differing = diffAssets(pub.Assets, p.Assets)
+		p.Differing = diffAssets(pub.Assets, p.Assets, p.volatile)
 		p.SameVersionIdentical = len(p.Differing) == 0
 	}
 	if st.Newest != "" {
@@ -161,14 +169,20 @@ func (c *Channel) compare(p *Plan) {
 	}
 }
 
-// diffAssets lists the assets that differ between two sorted lists.
-func diffAssets(published, given []Asset) []AssetDiff {
+// diffAssets lists the assets that differ between two sorted lists,
+// leaving out those named in volatile.
+func diffAssets(published, given []Asset, volatile []string) []AssetDiff {
 	out := []AssetDiff{}
 	pub := map[string]string{}
 	for _, a := range published {
-		pub[a.Name] = a.SHA256
+		if !slices.Contains(volatile, a.Name) {
+			pub[a.Name] = a.SHA256
+		}
 	}
 	for _, a := range given {
+		if slices.Contains(volatile, a.Name) {
+			continue
+		}
 		if old, ok := pub[a.Name]; !ok || old != a.SHA256 {
 			out = append(out, AssetDiff{Name: a.Name, Published: old, Given: a.SHA256})
 		}
@@ -192,7 +206,7 @@ func prepare(ctx context.Context, r Release) (*Plan, error) {
 	}
 	p := &Plan{
 		Project: pyname.Normalize(r.Project), Version: v.String(), AllowDowngrade: r.AllowDowngrade,
-		Assets: []Asset{}, Wheels: []Wheel{},
+		Assets: []Asset{}, Wheels: []Wheel{}, volatile: slices.Clone(r.Volatile),
 		sources: map[string]string{}, meta: map[string][]byte{},
 	}
 	if len(r.Assets) == 0 {

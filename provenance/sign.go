@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/mkrelease/mkrelease/evidence"
 )
@@ -174,13 +175,18 @@ func decodeBase64(s string) ([]byte, error) {
 	return nil, errors.New("not base64")
 }
 
+// VSASuffix ends the file name of a signed verification summary
+// (NAME-VERSION.vsa.intoto.jsonl).
+const VSASuffix = ".vsa.intoto.jsonl"
+
 // Statements lists the release provenance files of a release folder: its
-// *.intoto.jsonl files, except verifier evidence's statements.
+// *.intoto.jsonl files, except verifier evidence's statements and
+// verification summaries.
 func Statements(dir string) []string {
 	all, _ := filepath.Glob(filepath.Join(dir, "*.intoto.jsonl"))
 	var out []string
 	for _, p := range all {
-		if !evidence.IsFile(filepath.Base(p)) {
+		if base := filepath.Base(p); !evidence.IsFile(base) && !strings.HasSuffix(base, VSASuffix) {
 			out = append(out, p)
 		}
 	}

@@ -1,0 +1,166 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mkrelease/mkrelease/channel"
+	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/provenance"
+)
+
+// IsChannel reports whether dir is a release channel (it holds
+// channel.json, directly or through the link to its generation).
+func IsChannel(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, channel.StateFile))
+	return err == nil && st.Mode().IsRegular()
+}
+
+// Channel audits a release channel: the channel's own checks (package
+// channel: state, every file's digest, sidecars and SHA256SUMS, core
+// metadata files, index pages), then for every version: its signed
+// verification summary (a trusted key, PASSED, subjects exactly the
+// version's wheels, bundles and SBOM, every input attestation published
+// with its digest), its signed provenance (a trusted key, and every
+// published wheel, bundle and SBOM one of its subjects with the same
+// digest: a release may publish some of its targets only), and each
+// wheel's own checks.
+func Channel(ctx context.Context, dest string, o Options) ([]Item, error) {
+	it := newItem(dest, "channel")
+	rep, err := channel.Verify(ctx, dest)
+	if err != nil {
+		return nil, err
+	}
+	var fs []Finding
+	for _, f := range rep.Findings {
+		fs = append(fs, Finding{File: f.File, Msg: f.Check + ": " + f.Msg})
+	}
+	it.check("channel", fs...)
+	var sub []Item
+	if rep.Generation == "" || len(fs) > 0 && rep.Project == "" {
+		return append([]Item{it.Item}, sub...), nil
+	}
+	var v *provenance.Verifier
+	if len(o.TrustedKeys) > 0 {
+		v, err = provenance.NewVerifier(o.TrustedKeys...)
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, ver := range rep.Versions {
+		dir := filepath.Join(rep.Generation, channel.ReleasesDir, ver)
+		rel := channel.ReleasesDir + "/" + ver + "/"
+		files, err := subjectFiles(dir)
+		if err != nil {
+			it.check("version "+ver, Finding{File: rel, Msg: err.Error()})
+			continue
+		}
+		if v == nil {
+			it.check("signatures "+ver, Finding{File: rel, Msg: "no trusted key to check the signatures with: pass --key PUB.pem (or list it in [signing] trusted_keys)"})
+		} else {
+			it.check("vsa "+ver, vsaFindings(v, dir, rel, files)...)
+			it.check("provenance "+ver, channelProvenanceFindings(v, dir, rel, files)...)
+		}
+		names := make([]string, 0, len(files))
+		for n := range files {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			if strings.HasSuffix(n, ".whl") {
+				sub = append(sub, Wheel(filepath.Join(dir, n)))
+			}
+		}
+	}
+	out := append([]Item{it.Item}, sub...)
+	return out, nil
+}
+
+// vsaFindings checks the version folder's verification summary.
+func vsaFindings(v *provenance.Verifier, dir, rel string, files map[string]string) []Finding {
+	vsas, _ := filepath.Glob(filepath.Join(dir, "*"+provenance.VSASuffix))
+	if len(vsas) != 1 {
+		return []Finding{{File: rel, Msg: fmt.Sprintf("want one signed verification summary (*%s), found %d", provenance.VSASuffix, len(vsas))}}
+	}
+	name := rel + filepath.Base(vsas[0])
+	env, err := os.ReadFile(vsas[0])
+	if err != nil {
+		return []Finding{{File: name, Msg: err.Error()}}
+	}
+	_, st, err := v.VerifyEnvelope(env)
+	if err != nil {
+		return []Finding{{File: name, Msg: err.Error()}}
+	}
+	s, err := provenance.ParseVSA(st)
+	if err != nil {
+		return []Finding{{File: name, Msg: err.Error()}}
+	}
+	var out []Finding
+	if s.Result != provenance.VSAPassed {
+		out = append(out, Finding{File: name, Msg: "verification result " + s.Result + ", not " + provenance.VSAPassed})
+	}
+	subj := map[string]string{}
+	for _, x := range s.Subjects {
+		subj[x.Name] = x.SHA256
+		if want, ok := files[x.Name]; !ok {
+			out = append(out, Finding{File: rel + x.Name, Msg: "a subject of " + filepath.Base(name) + " but not published in this version"})
+		} else if want != x.SHA256 {
+			out = append(out, Finding{File: rel + x.Name, Msg: fmt.Sprintf("sha256 %s, %s verified %s", want, filepath.Base(name), x.SHA256)})
+		}
+	}
+	for n := range files {
+		if _, ok := subj[n]; !ok {
+			out = append(out, Finding{File: rel + n, Msg: "published but not a subject of " + filepath.Base(name)})
+		}
+	}
+	for _, a := range s.InputAttestations {
+		sha, _, err := checksum.File(filepath.Join(dir, filepath.Base(a.URI)))
+		if err != nil {
+			out = append(out, Finding{File: name, Msg: "input attestation " + a.URI + " is not published in this version"})
+		} else if sha != a.Digest["sha256"] {
+			out = append(out, Finding{File: rel + filepath.Base(a.URI), Msg: fmt.Sprintf("sha256 %s, %s read one of %s", sha, filepath.Base(name), a.Digest["sha256"])})
+		}
+	}
+	return sortFindings(out)
+}
+
+// channelProvenanceFindings checks the version folder's provenance: signed
+// by a trusted key, and every published wheel, bundle and SBOM a subject
+// with the same digest.
+func channelProvenanceFindings(v *provenance.Verifier, dir, rel string, files map[string]string) []Finding {
+	envs := provenance.Statements(dir)
+	if len(envs) != 1 {
+		return []Finding{{File: rel, Msg: fmt.Sprintf("want one signed provenance (NAME-VERSION.intoto.jsonl), found %d", len(envs))}}
+	}
+	name := rel + filepath.Base(envs[0])
+	env, err := os.ReadFile(envs[0])
+	if err != nil {
+		return []Finding{{File: name, Msg: err.Error()}}
+	}
+	res, err := v.Verify(env, provenance.WithoutArtifactsUnsafe())
+	if err != nil {
+		return []Finding{{File: name, Msg: err.Error()}}
+	}
+	subj := map[string]string{}
+	for _, s := range res.Provenance.Subjects {
+		subj[s.Name] = s.SHA256
+	}
+	var out []Finding
+	for n, sha := range files {
+		if got, ok := subj[n]; !ok {
+			out = append(out, Finding{File: rel + n, Msg: "published but not a subject of " + filepath.Base(name)})
+		} else if got != sha {
+			out = append(out, Finding{File: rel + n, Msg: fmt.Sprintf("sha256 %s, %s records %s", sha, filepath.Base(name), got)})
+		}
+	}
+	return sortFindings(out)
+}
+
+func sortFindings(fs []Finding) []Finding {
+	slices.SortFunc(fs, func(a, b Finding) int { return strings.Compare(a.File+a.Msg, b.File+b.Msg) })
+	return fs
+}

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/build/lock"
+	"github.com/mkrelease/mkrelease/channel"
+	"github.com/mkrelease/mkrelease/evidence"
+	"github.com/mkrelease/mkrelease/policies"
+	"github.com/mkrelease/mkrelease/publish"
+	"github.com/spf13/cobra"
+)
+
+// PublishOptions are the inputs of `mkrelease publish`.
+type PublishOptions struct {
+	Factory        *Factory
+	Global         *globalOptions
+	To             string
+	Dist           string
+	Targets        []string
+	Keys           []string
+	SignKey        string
+	AllowDowngrade bool
+	DryRun         bool
+	JSON           bool
+}
+
+// NewCmdPublish gates and publishes a built release.
+func NewCmdPublish(f *Factory, g *globalOptions, runF func(*PublishOptions) error) *cobra.Command {
+	opts := &PublishOptions{Factory: f, Global: g}
+	cmd := &cobra.Command{
+		Use:   "publish",
+		Short: "Verify the release, evaluate the release policies, and publish it atomically",
+		Long: `Publish verifies everything in the release folder (as verify does), checks the
+provenance and each target's verifier evidence against the exact wheels of its
+bundle (every figure recomputed from the raw records), and evaluates the release
+policies (policies/ in mkrelease, thresholds and further .rego files from
+[policy] in release.toml) on that input. Every denial is printed and nothing is
+published (exit status 1).
+
+When the policies allow the release it signs a SLSA verification summary
+(NAME-VERSION.vsa.intoto.jsonl) and publishes every asset into the channel
+(--to, else [publish] to): releases/VERSION/, a PEP 503 simple/ index with
+core-metadata files, find-links.html and index.html. The channel changes in one
+rename: a reader, or a kill at any moment, sees the old channel or the new one.
+Publishing a version again with the same bytes does nothing; with other bytes
+it is refused, as is a version lower than the newest unless --allow-downgrade.
+
+--dry-run prints the decision and the full policy input as JSON and writes
+nothing.`,
+		Example: `  mkrelease publish --to /srv/channel
+  mkrelease publish --dry-run
+  mkrelease publish --target linux-x86_64 --key release.pub --to file:///srv/channel`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			_, err := publishRun(cmd.Context(), opts)
+			return err
+		},
+	}
+	addPublishFlags(cmd, opts)
+	cmd.Flags().StringVar(&opts.Dist, "dist", "dist", "release folder to publish")
+	cmd.Flags().StringArrayVarP(&opts.Targets, "target", "t", nil, "publish this target (repeatable; default: every target)")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the decision and the policy input as JSON; write nothing")
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+// addPublishFlags adds the flags publish and release share.
+func addPublishFlags(cmd *cobra.Command, opts *PublishOptions) {
+	cmd.Flags().StringVar(&opts.To, "to", "", "channel: a folder or file:// URL (default: [publish] to)")
+	cmd.Flags().StringArrayVar(&opts.Keys, "key", nil, "trusted public key (PEM) for the provenance and evidence signatures (repeatable; [signing] trusted_keys are trusted too)")
+	cmd.Flags().StringVar(&opts.SignKey, "sign-key", "", "signing key URI for the verification summary (default: [signing] key, else the local development key)")
+	cmd.Flags().BoolVar(&opts.AllowDowngrade, "allow-downgrade", false, "publish even if the version is lower than the newest published")
+}
+
+// dryRunReport is what --dry-run prints.
+type dryRunReport struct {
+	Decision *policies.Decision `json:"decision"`
+	Input    policies.Input     `json:"input"`
+	Assets   []string           `json:"assets"`
+}
+
+func publishRun(ctx context.Context, o *PublishOptions) (*publish.Result, error) {
+	g := o.Global
+	log := g.logger(o.Factory)
+	cfg, err := config.Load(g.ConfigPath)
+	if err != nil {
+		return nil, err
+	}
+	var l *lock.Lock
+	if _, serr := os.Stat(g.lockPath()); serr == nil {
+		if l, err = lock.Read(g.lockPath()); err != nil {
+			return nil, err
+		}
+	}
+	keys, err := trustedKeys(g, o.Keys, log)
+	if err != nil {
+		return nil, err
+	}
+	var extra []policies.Module
+	if len(cfg.Policy.Files) > 0 {
+		paths := make([]string, len(cfg.Policy.Files))
+		for i, p := range cfg.Policy.Files {
+			paths[i] = filepath.Join(cfg.Dir, filepath.FromSlash(p))
+		}
+		if extra, err = policies.LoadFiles(paths); err != nil {
+			return nil, err
+		}
+	}
+	to := o.To
+	if to == "" && cfg.Publish.To != "" {
+		to = cfg.Publish.To
+		if !strings.HasPrefix(to, "file://") {
+			to = filepath.Join(cfg.Dir, filepath.FromSlash(to))
+		}
+	}
+	opts := publish.Options{
+		Config: cfg, Lock: l, Dist: o.Dist, To: to, Targets: o.Targets, TrustedKeys: keys,
+		AllowDowngrade: o.AllowDowngrade, DryRun: o.DryRun, Policies: extra, Logger: log,
+	}
+	if !o.DryRun {
+		if opts.Signer, err = o.Factory.signer(ctx, cfg, o.SignKey, log); err != nil {
+			return nil, err
+		}
+	}
+	res, err := publish.Run(ctx, opts)
+	w, ew := o.Factory.IO.Out, o.Factory.IO.ErrOut
+	if res == nil {
+		return nil, err
+	}
+	if o.DryRun {
+		if jerr := writeJSON(w, dryRunReport{Decision: res.Decision, Input: res.Input, Assets: res.Assets}); jerr != nil {
+			return nil, jerr
+		}
+		if err != nil {
+			printRefusal(ew, err)
+			return res, &silentError{code: exitCode(err)}
+		}
+		return res, nil
+	}
+	if o.JSON {
+		if jerr := writeJSON(w, res); jerr != nil {
+			return nil, jerr
+		}
+		if err != nil {
+			return res, &silentError{code: exitCode(err)}
+		}
+		return res, nil
+	}
+	if err != nil {
+		printRefusal(ew, err)
+		return res, &silentError{code: exitCode(err)}
+	}
+	for _, t := range res.Skipped {
+		log.Warn("target not published", "target", t)
+	}
+	printPublished(w, cfg, to, res)
+	return res, nil
+}
+
+// printRefusal prints every reason a publish was refused and that nothing
+// was published.
+func printRefusal(w io.Writer, err error) {
+	var pr *policies.RefusedError
+	var cr *channel.RefusedError
+	switch {
+	case errors.As(err, &pr):
+		fmt.Fprintf(w, "mkrelease: publish refused by the release policies (%d reason%s):\n", len(pr.Denials), plural(len(pr.Denials)))
+		for _, d := range pr.Denials {
+			fmt.Fprintf(w, "  %s\n", d.Message)
+		}
+	case errors.As(err, &cr):
+		fmt.Fprintf(w, "mkrelease: %v\n", cr)
+	default:
+		fmt.Fprintf(w, "mkrelease: %v\n", err)
+	}
+	fmt.Fprintln(w, "mkrelease: nothing was published")
+}
+
+// printPublished says where the release is and how to install it.
+func printPublished(w io.Writer, cfg *config.Config, to string, res *publish.Result) {
+	if res.NoOp {
+		fmt.Fprintf(w, "%s %s is already published in %s with the same bytes: nothing to do\n", cfg.Project.NormalizedName, cfg.Project.Version, to)
+	} else {
+		fmt.Fprintf(w, "published %s %s to %s (generation %d, %d assets, verification summary %s)\n",
+			cfg.Project.NormalizedName, cfg.Project.Version, res.Channel.Dest, res.Channel.GenerationNumber, len(res.Assets), res.VSA)
+	}
+	dest := to
+	if res.Channel != nil {
+		dest = res.Channel.Dest
+	}
+	if u, err := url.Parse(dest); err == nil && u.Scheme == "file" {
+		dest = u.Path
+	}
+	if abs, err := filepath.Abs(dest); err == nil {
+		dest = abs
+	}
+	index := (&url.URL{Scheme: "file", Path: filepath.ToSlash(dest) + "/simple/"}).String()
+	var dists []string
+	for _, a := range res.Assets {
+		if strings.HasSuffix(a, ".whl") {
+			name, _, _ := strings.Cut(a, "-")
+			d := strings.ReplaceAll(strings.ToLower(name), "_", "-") + "==" + cfg.Project.Version
+			if !slices.Contains(dists, d) {
+				dists = append(dists, d)
+			}
+		}
+	}
+	slices.Sort(dists)
+	fmt.Fprintf(w, "channel: %s\n", dest)
+	fmt.Fprintf(w, "install: python3 -m pip install --index-url %s %s\n", index, strings.Join(dists, " "))
+	fmt.Fprintf(w, "serve it with any static server, e.g. python3 -m http.server --directory %s, and use --index-url http://HOST:PORT/simple/\n", dest)
+}
+
+// ReleaseOptions are the inputs of `mkrelease release`.
+type ReleaseOptions struct {
+	Publish PublishOptions
+	Python  string
+	NoCache bool
+}
+
+// NewCmdRelease runs build, evidence run and publish.
+func NewCmdRelease(f *Factory, g *globalOptions, runF func(*ReleaseOptions) error) *cobra.Command {
+	opts := &ReleaseOptions{Publish: PublishOptions{Factory: f, Global: g, Dist: "dist"}}
+	cmd := &cobra.Command{
+		Use:   "release",
+		Short: "Build, gather verifier evidence, and publish: the whole release",
+		Long: `Release runs mkrelease build, then mkrelease evidence run for every target this
+machine can run, then mkrelease publish of those targets (a target whose
+evidence cannot be produced here, such as aarch64 on an x86_64 machine, is left
+out with a warning unless its evidence was imported; name targets with --target
+to insist). It ends by printing where the channel is and the pip command that
+installs from it. The exit status is publish's: 1 when the release policies
+refuse, with every reason.`,
+		Example: `  mkrelease release
+  mkrelease release --to /srv/channel --key release.pub`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return releaseRun(cmd.Context(), opts)
+		},
+	}
+	addPublishFlags(cmd, &opts.Publish)
+	cmd.Flags().StringArrayVarP(&opts.Publish.Targets, "target", "t", nil, "release this target (repeatable; default: every target whose evidence can be run here)")
+	cmd.Flags().StringVar(&opts.Python, "python", "", "interpreter for the evidence virtualenvs (default: the newest supported one found)")
+	cmd.Flags().BoolVar(&opts.NoCache, "no-cache", false, "run every build action even when cached")
+	return cmd
+}
+
+func releaseRun(ctx context.Context, o *ReleaseOptions) error {
+	p := &o.Publish
+	log := p.Global.logger(p.Factory)
+	if err := buildRun(ctx, &BuildOptions{Factory: p.Factory, Global: p.Global, Targets: p.Targets, Out: p.Dist, NoCache: o.NoCache, Key: p.SignKey}); err != nil {
+		return err
+	}
+	err := evidenceRun(ctx, &EvidenceRunOptions{Factory: p.Factory, Global: p.Global, Targets: p.Targets, Dist: p.Dist, Python: o.Python, Key: p.SignKey})
+	var se *silentError
+	if err != nil && !(errors.As(err, &se) && se.code == 1) {
+		return err // a lane that did not pass is for the policies to report
+	}
+	if len(p.Targets) == 0 {
+		cfg, err := config.Load(p.Global.ConfigPath)
+		if err != nil {
+			return err
+		}
+		for _, t := range cfg.TargetNames() {
+			name := filepath.Join(p.Dist, evidenceArchive(cfg, t))
+			if _, err := os.Stat(name); err == nil {
+				p.Targets = append(p.Targets, t)
+			} else {
+				log.Warn("NOT RELEASING a target without verifier evidence", "target", t,
+					"remedy", "run `mkrelease evidence run --target "+t+"` on a machine of its platform, `mkrelease evidence import` it, then `mkrelease publish`")
+			}
+		}
+		if len(p.Targets) == 0 {
+			return usageErrorf("no target has verifier evidence in %s: nothing can be released", p.Dist)
+		}
+	}
+	_, err = publishRun(ctx, p)
+	return err
+}
+
+// evidenceArchive is the file name of a target's evidence archive.
+func evidenceArchive(cfg *config.Config, target string) string {
+	return evidence.Name(cfg.Project.NormalizedName, cfg.Project.Version, target) + ".tar.gz"
+}

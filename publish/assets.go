@@ -1,0 +1,275 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/mkrelease/mkrelease/audit"
+	"github.com/mkrelease/mkrelease/evidence"
+	"github.com/mkrelease/mkrelease/evidence/runner"
+	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/policies"
+	"github.com/mkrelease/mkrelease/provenance"
+)
+
+// selection is the files of a release folder a publish takes.
+type selection struct {
+	// paths are the assets, by path (SHA256SUMS may be a filtered copy in
+	// the staging folder), sorted by base name.
+	paths []string
+	// wheelsOf maps each released target to the wheels of its bundle
+	// (file name → sha256); nil when the bundle is missing or broken,
+	// bundleProblem then says why.
+	wheelsOf      map[string]map[string]string
+	bundleProblem map[string]string
+	// excluded are the folder's files left out with the skipped targets.
+	excluded map[string]bool
+}
+
+func (s *selection) names() []string {
+	out := make([]string, len(s.paths))
+	for i, p := range s.paths {
+		out[i] = filepath.Base(p)
+	}
+	return out
+}
+
+func (s *selection) has(name string) bool {
+	return slices.ContainsFunc(s.paths, func(p string) bool { return filepath.Base(p) == name })
+}
+
+// targetOfWheel returns the released target whose bundle holds the wheel.
+func (s *selection) targetOfWheel(name string) string {
+	var ts []string
+	for t, ws := range s.wheelsOf {
+		if _, ok := ws[name]; ok {
+			ts = append(ts, t)
+		}
+	}
+	slices.Sort(ts)
+	return strings.Join(ts, ",")
+}
+
+// selectAssets chooses the files of dist to publish (see the package doc).
+func selectAssets(ctx context.Context, dist, project, version string, targets, skipped []string, staging string) (*selection, error) {
+	sel := &selection{wheelsOf: map[string]map[string]string{}, bundleProblem: map[string]string{}, excluded: map[string]bool{}}
+	keep := map[string]bool{} // wheels a released bundle holds
+	for _, t := range targets {
+		p := filepath.Join(dist, bundleName(project, version, t))
+		if _, err := os.Stat(p); err != nil {
+			sel.wheelsOf[t] = nil
+			sel.bundleProblem[t] = "bundle " + filepath.Base(p) + " is missing"
+			continue
+		}
+		ws, err := runner.BundleWheels(ctx, p)
+		if err != nil {
+			sel.wheelsOf[t] = nil
+			sel.bundleProblem[t] = fmt.Sprintf("bundle %s does not check out: %v", filepath.Base(p), err)
+			continue
+		}
+		sel.wheelsOf[t] = ws
+		for w := range ws {
+			keep[w] = true
+		}
+	}
+	for _, t := range skipped {
+		b := bundleName(project, version, t)
+		sel.excluded[b] = true
+		if ws, err := runner.BundleWheels(ctx, filepath.Join(dist, b)); err == nil {
+			for w := range ws {
+				if !keep[w] {
+					sel.excluded[w] = true
+				}
+			}
+		}
+	}
+	entries, err := os.ReadDir(dist)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || name == "SHA256SUMS" || strings.HasSuffix(name, provenance.VSASuffix) || strings.HasSuffix(name, provenance.VSASuffix+checksum.SidecarSuffix) {
+			continue
+		}
+		art := strings.TrimSuffix(name, checksum.SidecarSuffix)
+		if evidence.IsFile(name) {
+			for _, t := range skipped {
+				if strings.HasPrefix(name, evidence.Name(project, version, t)+".") {
+					sel.excluded[name] = true
+				}
+			}
+		}
+		if sel.excluded[art] {
+			sel.excluded[name] = true
+			continue
+		}
+		if sel.excluded[name] {
+			continue
+		}
+		sel.paths = append(sel.paths, filepath.Join(dist, name))
+	}
+	// The folder's SHA256SUMS also lists files that are not published (the
+	// build/ folder, the skipped targets'): publish its lines for the
+	// assets only.
+	sums := filepath.Join(dist, "SHA256SUMS")
+	if _, err := os.Stat(sums); err == nil {
+		if list, err := checksum.ReadSums(sums); err == nil {
+			var kept checksum.Sums
+			for _, s := range list {
+				if sel.has(s.Name) {
+					kept = append(kept, s)
+				}
+			}
+			if len(kept) < len(list) {
+				sums = filepath.Join(staging, "SHA256SUMS")
+				if err := checksum.WriteSums(sums, kept); err != nil {
+					return nil, err
+				}
+			}
+		}
+		sel.paths = append(sel.paths, sums)
+	}
+	sort.Slice(sel.paths, func(i, j int) bool { return filepath.Base(sel.paths[i]) < filepath.Base(sel.paths[j]) })
+	return sel, nil
+}
+
+// kind classifies an asset for the policy input; "" for evidence, which
+// has facts of its own.
+func kind(name string) string {
+	switch {
+	case evidence.IsFile(name):
+		return ""
+	case strings.HasSuffix(name, checksum.SidecarSuffix):
+		return "sidecar"
+	case name == "SHA256SUMS":
+		return "checksums"
+	case strings.HasSuffix(name, ".whl"):
+		return "wheel"
+	case strings.HasSuffix(name, ".tar.gz"):
+		return "bundle"
+	case strings.HasSuffix(name, ".spdx.json"):
+		return "sbom"
+	case strings.HasSuffix(name, ".intoto.jsonl"), strings.HasSuffix(name, ".sigstore.json"):
+		return "provenance"
+	case name == "manifest.json":
+		return "manifest"
+	case strings.HasSuffix(name, ".md"):
+		return "notes"
+	}
+	return "other"
+}
+
+// artifacts turns the audit of dist into the artifacts of the policy
+// input: one per asset (evidence aside), each with the findings that name
+// it. A finding about a file left out with a skipped target is dropped; one
+// that names no asset is reported on the folder itself.
+func artifacts(dist string, items []audit.Item, sel *selection) []policies.Artifact {
+	by := map[string][]string{}
+	var folder []string
+	attribute := func(file, text string) {
+		switch {
+		case file != "" && sel.has(file):
+			by[file] = append(by[file], text)
+		case file != "" && sel.excluded[file]:
+		default:
+			folder = append(folder, text)
+		}
+	}
+	for _, it := range items {
+		base := filepath.Base(it.Path)
+		for _, c := range it.Checks {
+			for _, f := range c.Findings {
+				switch it.Kind {
+				case "wheel", "bundle":
+					text := c.Name + ": " + f.Msg
+					if f.File != "" && f.File != base {
+						text = c.Name + ": " + f.File + ": " + f.Msg
+					}
+					attribute(base, text)
+				case "dist":
+					switch c.Name {
+					case "provenance":
+						// the provenance rules report these
+					case "sha256sums":
+						if named, _, ok := strings.Cut(f.Msg, ":"); ok && sel.excluded[named] {
+							continue
+						}
+						attribute(f.File, c.Name+": "+f.Msg)
+					default:
+						file := f.File
+						if strings.HasPrefix(c.Name, "provenance-") && !sel.has(file) {
+							file = provenanceFile(sel)
+						}
+						attribute(file, c.Name+": "+f.Msg)
+					}
+				}
+			}
+		}
+	}
+	var out []policies.Artifact
+	for _, p := range sel.paths {
+		name := filepath.Base(p)
+		k := kind(name)
+		if k == "" {
+			continue
+		}
+		a := policies.Artifact{Name: name, Kind: k, Findings: by[name]}
+		switch k {
+		case "wheel":
+			a.Target = sel.targetOfWheel(name)
+		case "bundle":
+			for t := range sel.wheelsOf {
+				if strings.HasSuffix(name, "-"+t+".tar.gz") {
+					a.Target = t
+				}
+			}
+		}
+		if sha, _, err := checksum.File(p); err == nil {
+			a.SHA256 = sha
+		} else {
+			a.Findings = append(a.Findings, err.Error())
+		}
+		a.Verified = len(a.Findings) == 0
+		out = append(out, a)
+	}
+	for t, why := range sel.bundleProblem {
+		if strings.HasSuffix(why, "is missing") {
+			name := strings.TrimSuffix(strings.TrimPrefix(why, "bundle "), " is missing")
+			out = append(out, policies.Artifact{Name: name, Kind: "bundle", Target: t, Findings: []string{"missing from " + dist}})
+		}
+	}
+	if len(folder) > 0 {
+		out = append(out, policies.Artifact{Name: filepath.Base(dist) + "/", Kind: "folder", Findings: folder})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// provenanceFile is the asset a provenance finding without a file of its
+// own is reported on.
+func provenanceFile(sel *selection) string {
+	for _, n := range sel.names() {
+		if kind(n) == "provenance" && strings.HasSuffix(n, ".intoto.jsonl") {
+			return n
+		}
+	}
+	return ""
+}
+
+func findingTexts(fs []audit.Finding) []string {
+	out := make([]string, 0, len(fs))
+	for _, f := range fs {
+		if f.File != "" {
+			out = append(out, f.File+": "+f.Msg)
+		} else {
+			out = append(out, f.Msg)
+		}
+	}
+	return out
+}

@@ -1,0 +1,85 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mkrelease/mkrelease/audit"
+	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/policies"
+	"github.com/mkrelease/mkrelease/provenance"
+	"github.com/mkrelease/mkrelease/release"
+)
+
+// PolicyDigest is the sha256 of the list of policy modules evaluated, one
+// "SHA256  NAME\n" line each in evaluation order (the format of
+// SHA256SUMS): it changes when any module, or the set of modules, does.
+func PolicyDigest(ps []policies.PolicyDigest) string {
+	var b strings.Builder
+	for _, p := range ps {
+		fmt.Fprintf(&b, "%s  %s\n", p.SHA256, p.Name)
+	}
+	return checksum.Bytes([]byte(b.String()))
+}
+
+// vsa is the verification summary of an allowed release: its subjects are
+// the published wheels, bundles and SBOM; its input attestations the
+// provenance and the evidence statements the decision read.
+func vsa(dist string, in policies.Input, d *policies.Decision, pf audit.ProvenanceFacts, now time.Time) (provenance.VSA, error) {
+	v := provenance.VSA{
+		VerifierID:      VerifierID,
+		VerifierVersion: map[string]string{"mkrelease": release.ToolVersion},
+		TimeVerified:    now.UTC(),
+		ResourceURI:     "pkg:generic/" + in.Release.Project + "@" + in.Release.Version,
+		PolicyURI:       PolicyURI,
+		PolicyDigest:    map[string]string{"sha256": PolicyDigest(d.Policies)},
+		Result:          provenance.VSAPassed,
+		VerifiedLevels:  []string{"SLSA_BUILD_LEVEL_1"},
+	}
+	for _, a := range in.Artifacts {
+		switch a.Kind {
+		case "wheel", "bundle", "sbom":
+			v.Subjects = append(v.Subjects, provenance.Subject{Name: a.Name, SHA256: a.SHA256})
+		}
+	}
+	if pf.Present {
+		v.InputAttestations = append(v.InputAttestations, provenance.Dependency{Name: pf.File, URI: pf.File, Digest: map[string]string{"sha256": pf.SHA256}})
+	}
+	for _, e := range in.Evidence {
+		if !e.Present {
+			continue
+		}
+		st := strings.TrimSuffix(e.File, ".tar.gz") + ".intoto.jsonl"
+		sha, _, err := checksum.File(filepath.Join(dist, st))
+		if err != nil {
+			return v, fmt.Errorf("publish: evidence statements of %s: %w", e.Target, err)
+		}
+		v.InputAttestations = append(v.InputAttestations, provenance.Dependency{Name: st, URI: st, Digest: map[string]string{"sha256": sha}})
+	}
+	return v, nil
+}
+
+// writeVSA signs the verification summary and writes it to path (DSSE,
+// one JSON line) with its sidecar.
+func writeVSA(ctx context.Context, path string, s provenance.Signer, dist string, in policies.Input, d *policies.Decision, pf audit.ProvenanceFacts, now time.Time) error {
+	v, err := vsa(dist, in, d, pf, now)
+	if err != nil {
+		return err
+	}
+	st, err := v.Statement()
+	if err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	env, err := provenance.SignStatement(ctx, s, st)
+	if err != nil {
+		return fmt.Errorf("publish: signing the verification summary: %w", err)
+	}
+	if err := atomicfile.WriteFile(path, env, 0o644); err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	return checksum.WriteSidecar(path, checksum.Bytes(env))
+}
