@@ -4,12 +4,15 @@ import (
 	"context"
 	"crypto"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/evidence/stats"
+	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/policies"
 )
 
@@ -47,6 +50,16 @@ func checkEvidence(ctx context.Context, dist, project, version, target string, w
 	}
 	if wheels == nil {
 		rep.Findings = append(rep.Findings, runner.Finding{Check: runner.CheckIdentity, File: name, Msg: "the target's bundle cannot be read, so the wheels the evidence is for cannot be compared"})
+	}
+	// The wheels published beside the bundle must be the ones in it, which
+	// the evidence was taken on.
+	for _, w := range slices.Sorted(maps.Keys(wheels)) {
+		sha := wheels[w]
+		got, _, err := checksum.File(filepath.Join(dist, w))
+		if err == nil && got != sha {
+			rep.Findings = append(rep.Findings, runner.Finding{Check: runner.CheckIdentity, File: w,
+				Msg: fmt.Sprintf("sha256 %s, but the evidence was taken on the wheel in the bundle, sha256 %s: the wheel changed after the evidence was taken; rebuild and run the evidence again", got, sha)})
+		}
 	}
 	for _, f := range rep.Findings {
 		cat, ok := evidenceCheck[f.Check]
