@@ -166,6 +166,28 @@ func TestPublishRules(t *testing.T) {
 			r.Assets = slices.DeleteFunc(r.Assets, func(a string) bool { return strings.HasSuffix(a, ".vsa.intoto.jsonl") })
 			return r
 		}, rule: RuleDifferentAssets, assets: []string{"vexl-0.3.0.vsa.intoto.jsonl"}},
+		{name: "re-signed summary, declared volatile", next: func(t *testing.T) Release {
+			r := release(t, "0.3.0", "")
+			resign(t, r.Assets)
+			r.Volatile = []string{"vexl-0.3.0.vsa.intoto.jsonl", "vexl-0.3.0.vsa.intoto.jsonl.sha256"}
+			return r
+		}, noop: true},
+		{name: "volatile summary left out of the republish", next: func(t *testing.T) Release {
+			r := release(t, "0.3.0", "")
+			r.Assets = slices.DeleteFunc(r.Assets, func(a string) bool { return strings.Contains(a, ".vsa.intoto.jsonl") })
+			r.Volatile = []string{"vexl-0.3.0.vsa.intoto.jsonl", "vexl-0.3.0.vsa.intoto.jsonl.sha256"}
+			return r
+		}, noop: true},
+		{name: "re-signed summary, not volatile", next: func(t *testing.T) Release {
+			r := release(t, "0.3.0", "")
+			resign(t, r.Assets)
+			return r
+		}, rule: RuleDifferentAssets, assets: []string{"vexl-0.3.0.vsa.intoto.jsonl", "vexl-0.3.0.vsa.intoto.jsonl.sha256"}},
+		{name: "volatile does not hide other bytes", next: func(t *testing.T) Release {
+			r := release(t, "0.3.0", "rebuilt")
+			r.Volatile = []string{"vexl-0.3.0.vsa.intoto.jsonl", "vexl-0.3.0.vsa.intoto.jsonl.sha256"}
+			return r
+		}, rule: RuleDifferentAssets, assets: []string{"SHA256SUMS", "vexl-0.3.0-linux-x86_64.tar.gz", "vexl-0.3.0-linux-x86_64.tar.gz.sha256"}},
 		{name: "same version spelled otherwise", next: func(t *testing.T) Release { return release(t, "0.3", "") },
 			rule: RuleDifferentAssets},
 		{name: "downgrade", next: func(t *testing.T) Release { return release(t, "0.1.0", "") }, rule: RuleDowngrade},
@@ -519,5 +541,25 @@ func TestCopyFileChecksDigest(t *testing.T) {
 				t.Errorf("a refused copy left %v", names)
 			}
 		})
+	}
+}
+
+// resign rewrites the verification summary among assets with other bytes
+// (as signing it again would) and its sidecar.
+func resign(t *testing.T, assets []string) {
+	t.Helper()
+	for _, a := range assets {
+		if strings.HasSuffix(a, ".vsa.intoto.jsonl") {
+			if err := os.WriteFile(a, []byte(`{"signed": "again"}`+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sha, _, err := checksum.File(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := checksum.WriteSidecar(a, sha); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
