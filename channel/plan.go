@@ -1,11 +1,8 @@
 package channel
 
 import (
-	"archive/zip"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -298,43 +295,6 @@ func readWheel(path string, version pep440.Version) (Wheel, []byte, error) {
 	}, data, nil
 }
 
-// maxMetadataBytes bounds the METADATA read from a wheel.
-const maxMetadataBytes = 16 << 20
-
 // coreMetadata returns the bytes of a wheel's .dist-info/METADATA, the file
-// PEP 658 serves beside the wheel: the member named METADATA in the one
-// top-level folder whose name ends in ".dist-info". (wheel.ReadMetadata
-// returns it parsed; the index needs the bytes as they are.)
-func coreMetadata(path string) ([]byte, error) {
-	zr, err := zip.OpenReader(path)
-	if err != nil {
-		return nil, err
-	}
-	defer zr.Close()
-	var members []*zip.File
-	for _, f := range zr.File {
-		if dir, ok := strings.CutSuffix(f.Name, "/METADATA"); ok && !strings.Contains(dir, "/") && strings.HasSuffix(dir, ".dist-info") {
-			members = append(members, f)
-		}
-	}
-	if len(members) != 1 {
-		return nil, fmt.Errorf("%d .dist-info/METADATA members, want exactly 1", len(members))
-	}
-	m := members[0]
-	if m.UncompressedSize64 > maxMetadataBytes {
-		return nil, fmt.Errorf("%s is %d bytes, more than %d", m.Name, m.UncompressedSize64, maxMetadataBytes)
-	}
-	rc, err := m.Open()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", m.Name, err)
-	}
-	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, maxMetadataBytes+1))
-	if err == nil && len(data) > maxMetadataBytes {
-		err = errors.New("too large")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", m.Name, err)
-	}
-	return data, nil
-}
+// PEP 658 serves beside the wheel.
+func coreMetadata(path string) ([]byte, error) { return wheel.MetadataBytes(path) }

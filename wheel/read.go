@@ -17,9 +17,25 @@ func ReadMetadata(path string) (Filename, *Metadata, error) {
 	if err != nil {
 		return Filename{}, nil, err
 	}
-	zr, err := zip.OpenReader(path)
+	data, err := MetadataBytes(path)
+	if err != nil {
+		return Filename{}, nil, err
+	}
+	md, err := ParseMetadata(data)
 	if err != nil {
 		return Filename{}, nil, fmt.Errorf("wheel %s: %w", path, err)
+	}
+	return fn, md, nil
+}
+
+// MetadataBytes returns the bytes of a wheel's .dist-info/METADATA as they
+// are (the file PEP 658 serves beside a wheel): the one member named
+// METADATA in a top-level folder ending in ".dist-info", at most
+// checkMaxTextBytes long. Like [ReadMetadata] it checks nothing else.
+func MetadataBytes(path string) ([]byte, error) {
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return nil, fmt.Errorf("wheel %s: %w", path, err)
 	}
 	defer zr.Close()
 	var found *zip.File
@@ -27,29 +43,28 @@ func ReadMetadata(path string) (Filename, *Metadata, error) {
 		dir, rest, ok := strings.Cut(f.Name, "/")
 		if ok && rest == "METADATA" && strings.HasSuffix(dir, ".dist-info") {
 			if found != nil {
-				return Filename{}, nil, fmt.Errorf("wheel %s: more than one .dist-info/METADATA", path)
+				return nil, fmt.Errorf("wheel %s: more than one .dist-info/METADATA", path)
 			}
 			found = f
 		}
 	}
 	if found == nil {
-		return Filename{}, nil, fmt.Errorf("wheel %s: no .dist-info/METADATA", path)
+		return nil, fmt.Errorf("wheel %s: no .dist-info/METADATA", path)
 	}
 	if found.UncompressedSize64 > checkMaxTextBytes {
-		return Filename{}, nil, fmt.Errorf("wheel %s: METADATA is %d bytes", path, found.UncompressedSize64)
+		return nil, fmt.Errorf("wheel %s: METADATA is %d bytes", path, found.UncompressedSize64)
 	}
 	rc, err := found.Open()
 	if err != nil {
-		return Filename{}, nil, fmt.Errorf("wheel %s: %w", path, err)
+		return nil, fmt.Errorf("wheel %s: %w", path, err)
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, checkMaxTextBytes))
-	if err != nil {
-		return Filename{}, nil, fmt.Errorf("wheel %s: METADATA: %w", path, err)
+	data, err := io.ReadAll(io.LimitReader(rc, checkMaxTextBytes+1))
+	if err == nil && len(data) > checkMaxTextBytes {
+		err = fmt.Errorf("more than %d bytes", checkMaxTextBytes)
 	}
-	md, err := ParseMetadata(data)
 	if err != nil {
-		return Filename{}, nil, fmt.Errorf("wheel %s: %w", path, err)
+		return nil, fmt.Errorf("wheel %s: METADATA: %w", path, err)
 	}
-	return fn, md, nil
+	return data, nil
 }
