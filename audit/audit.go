@@ -34,6 +34,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/pep508"
 	"github.com/mkrelease/mkrelease/internal/pyname"
+	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/release"
 	"github.com/mkrelease/mkrelease/sbom"
 	"github.com/mkrelease/mkrelease/wheel"
@@ -104,6 +105,8 @@ func Paths(ctx context.Context, paths []string, o Options) (*Report, error) {
 			var it Item
 			it, err = Evidence(ctx, archive, o)
 			items = []Item{it}
+		case strings.HasSuffix(base, provenance.VSASuffix):
+			items = []Item{VSA(p, o)}
 		case strings.HasSuffix(base, ".intoto.jsonl"):
 			it := newItem(p, "provenance")
 			provenanceChecks(it, filepath.Dir(p), o)
@@ -119,7 +122,7 @@ func Paths(ctx context.Context, paths []string, o Options) (*Report, error) {
 		case base == "SHA256SUMS":
 			items = []Item{Sums(ctx, p)}
 		default:
-			return nil, &UsageError{Msg: p + ": verify reads wheels (.whl), bundles (.tar.gz), provenance (.intoto.jsonl), sidecars (.sha256), SHA256SUMS files and output folders"}
+			return nil, &UsageError{Msg: p + ": verify reads wheels (.whl), bundles (.tar.gz), provenance and verification summaries (.intoto.jsonl), sidecars (.sha256), SHA256SUMS files and output folders"}
 		}
 		if err != nil {
 			return nil, err

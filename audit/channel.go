@@ -164,3 +164,28 @@ func sortFindings(fs []Finding) []Finding {
 	slices.SortFunc(fs, func(a, b Finding) int { return strings.Compare(a.File+a.Msg, b.File+b.Msg) })
 	return fs
 }
+
+// VSA audits a signed verification summary against the files of its
+// folder (a channel's version folder): signed by a trusted key, PASSED,
+// subjects exactly the folder's wheels, bundles and SBOM, every input
+// attestation present with its digest.
+func VSA(path string, o Options) Item {
+	it := newItem(path, "vsa")
+	if len(o.TrustedKeys) == 0 {
+		it.check("vsa", Finding{File: filepath.Base(path), Msg: "no trusted key to check the signature with: pass --key PUB.pem (or list it in [signing] trusted_keys)"})
+		return it.Item
+	}
+	v, err := provenance.NewVerifier(o.TrustedKeys...)
+	if err != nil {
+		it.check("vsa", Finding{File: filepath.Base(path), Msg: err.Error()})
+		return it.Item
+	}
+	dir := filepath.Dir(path)
+	files, err := subjectFiles(dir)
+	if err != nil {
+		it.check("vsa", Finding{File: filepath.Base(path), Msg: err.Error()})
+		return it.Item
+	}
+	it.check("vsa", vsaFindings(v, dir, "", files)...)
+	return it.Item
+}

@@ -2,7 +2,10 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mkrelease/mkrelease/provenance"
 )
 
 // releaseDefault runs the README's main command, `mkrelease release`, in
@@ -80,6 +85,21 @@ func checkRelease(t *testing.T, a run, out string) {
 		t.Errorf("aarch64 files published without evidence: %v", m)
 	}
 
+	// cosign verifies the verification summary for every subject, offline.
+	cosign := findCosign(t)
+	requireNetns(t)
+	rel := filepath.Join(ch, "releases", "0.3.0")
+	for _, s := range []string{"vexl_plugin-0.3.0-py3-none-manylinux_2_34_x86_64.whl", "vexl_compiler-0.3.0-py3-none-manylinux_2_34_x86_64.whl",
+		"vexl-0.3.0-linux-x86_64.tar.gz", "vexl-0.3.0.spdx.json"} {
+		cmd := exec.Command("unshare", "-n", cosign, "verify-blob-attestation", "--key", pub,
+			"--signature", filepath.Join(rel, "vexl-0.3.0.vsa.intoto.jsonl"), "--type", "https://slsa.dev/verification_summary/v1",
+			"--insecure-ignore-tlog=true", filepath.Join(rel, s))
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Verified OK") {
+			t.Errorf("cosign does not verify the VSA for %s: %v\n%s", s, err, out)
+		}
+	}
+
 	// Serve the channel and install from it over HTTP.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -130,6 +150,8 @@ print(vexl_plugin.profile(), list(p.run(array.array("d", [1, 2, 4]), array.array
 		t.Errorf("plugin installed from the channel: got %q", got)
 	}
 
+	t.Run("verify CHANNEL names what was tampered with", func(t *testing.T) { tamperChannel(t, a, ch, pub) })
+
 	// Releasing again changes nothing: same bytes, no new generation.
 	again, errOut, code := a.mkrelease(t, "publish", "--target", "linux-x86_64")
 	if code != 0 || !strings.Contains(again, "vexl 0.3.0 is already published in") {
@@ -137,5 +159,61 @@ print(vexl_plugin.profile(), list(p.run(array.array("d", [1, 2, 4]), array.array
 	}
 	if target, _ := os.Readlink(ch); !strings.HasSuffix(target, "g-000001") {
 		t.Errorf("channel moved to %s after a no-op publish", target)
+	}
+}
+
+// tamperChannel copies the channel (its link, generations and lock) and
+// checks that verify CHANNEL fails, naming the culprit, for each fault.
+func tamperChannel(t *testing.T, a run, ch, pub string) {
+	untrustedDir := t.TempDir()
+	if err := provenance.Keygen(filepath.Join(untrustedDir, "k.key"), filepath.Join(untrustedDir, "k.pub"), []byte("attacker")); err != nil {
+		t.Fatal(err)
+	}
+	untrusted, err := provenance.LoadSigner(context.Background(), "file://"+filepath.Join(untrustedDir, "k.key"), provenance.StaticPassword([]byte("attacker")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const whl = "vexl_plugin-0.3.0-py3-none-manylinux_2_34_x86_64.whl"
+	const vsa = "vexl-0.3.0.vsa.intoto.jsonl"
+	for _, tc := range []struct {
+		name, culprit string
+		fault         func(t *testing.T, rel string)
+	}{
+		{"a flipped byte in a wheel", "releases/0.3.0/" + whl, func(t *testing.T, rel string) {
+			b := mustRead(t, filepath.Join(rel, whl))
+			b[len(b)/2] ^= 0x01
+			os.WriteFile(filepath.Join(rel, whl), b, 0o644)
+		}},
+		{"the summary missing", "releases/0.3.0/", func(t *testing.T, rel string) {
+			os.Remove(filepath.Join(rel, vsa))
+		}},
+		{"the summary re-signed by an untrusted key", vsa, func(t *testing.T, rel string) {
+			var env struct{ Payload string }
+			if err := json.Unmarshal(bytes.TrimSpace(mustRead(t, filepath.Join(rel, vsa))), &env); err != nil {
+				t.Fatal(err)
+			}
+			st, _ := base64.StdEncoding.DecodeString(env.Payload)
+			out, err := provenance.SignStatement(context.Background(), untrusted, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(rel, vsa), out, 0o644)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			parent := t.TempDir()
+			for _, n := range []string{"published", ".published.generations", ".published.lock"} {
+				if out, err := exec.Command("cp", "-a", filepath.Join(filepath.Dir(ch), n), parent).CombinedOutput(); err != nil {
+					t.Fatalf("cp -a: %v\n%s", err, out)
+				}
+			}
+			dup := filepath.Join(parent, "published")
+			target, _ := os.Readlink(dup)
+			tc.fault(t, filepath.Join(parent, target, "releases", "0.3.0"))
+			out, errOut, code := a.mkrelease(t, "verify", dup, "--key", pub)
+			if code != 1 || !strings.Contains(out, "FAIL") || !strings.Contains(out, tc.culprit) {
+				t.Errorf("verify after %s: exit %d, want 1 naming %s\n%s\n%s", tc.name, code, tc.culprit, out, errOut)
+			}
+		})
 	}
 }
