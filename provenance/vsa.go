@@ -37,6 +37,10 @@ type VSA struct {
 	// digest covers every policy module (see Policies).
 	PolicyURI    string
 	PolicyDigest map[string]string
+	// PolicyModules, when set, names every policy module with its sha256
+	// hex digest (policy.annotations.modules), so that an auditor sees
+	// which modules the digest covers.
+	PolicyModules map[string]string
 	// InputAttestations are the attestations the decision read
 	// (provenance, evidence statements), each with its digest.
 	InputAttestations []Dependency
@@ -92,6 +96,16 @@ func (v VSA) Statement() ([]byte, error) {
 		VerifiedLevels:     v.VerifiedLevels,
 		SLSAVersion:        "1.0",
 	}
+	if len(v.PolicyModules) > 0 {
+		mods := map[string]any{}
+		for name, d := range v.PolicyModules {
+			if err := checkDigestValue("sha256", d); err != nil {
+				return nil, fmt.Errorf("verification summary: policy module %s: %w", name, err)
+			}
+			mods[name] = d
+		}
+		pred.Policy.Annotations = map[string]any{"modules": mods}
+	}
 	if pred.VerifiedLevels == nil {
 		pred.VerifiedLevels = []string{}
 	}
@@ -140,6 +154,14 @@ func ParseVSA(statement []byte) (VSA, error) {
 	}
 	v := VSA{VerifierID: p.Verifier.ID, VerifierVersion: p.Verifier.Version, ResourceURI: p.ResourceURI,
 		PolicyURI: p.Policy.URI, PolicyDigest: p.Policy.Digest, Result: p.VerificationResult, VerifiedLevels: p.VerifiedLevels}
+	if mods, ok := p.Policy.Annotations["modules"].(map[string]any); ok {
+		v.PolicyModules = map[string]string{}
+		for name, d := range mods {
+			if s, ok := d.(string); ok {
+				v.PolicyModules[name] = s
+			}
+		}
+	}
 	if t, err := time.Parse(time.RFC3339, p.TimeVerified); err == nil {
 		v.TimeVerified = t
 	}

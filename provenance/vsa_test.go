@@ -18,6 +18,7 @@ func testVSA() VSA {
 		ResourceURI:       "pkg:pypi/vexl@0.3.0",
 		PolicyURI:         "https://mkrelease.dev/policies/release",
 		PolicyDigest:      map[string]string{"sha256": strings.Repeat("c", 64)},
+		PolicyModules:     map[string]string{"default/a.rego": strings.Repeat("d", 64)},
 		InputAttestations: []Dependency{{Name: "vexl-0.3.0.intoto.jsonl", Digest: map[string]string{"sha256": strings.Repeat("d", 64)}}},
 		Result:            VSAPassed,
 		VerifiedLevels:    []string{"SLSA_BUILD_LEVEL_1"},
@@ -50,6 +51,7 @@ func TestVSAStatement(t *testing.T) {
 		t.Fatal(err)
 	}
 	if back.Result != VSAPassed || len(back.Subjects) != 2 || back.PolicyDigest["sha256"] != strings.Repeat("c", 64) ||
+		back.PolicyModules["default/a.rego"] != strings.Repeat("d", 64) ||
 		back.InputAttestations[0].Name != "vexl-0.3.0.intoto.jsonl" || !back.TimeVerified.Equal(testVSA().TimeVerified) {
 		t.Errorf("ParseVSA = %+v", back)
 	}
@@ -80,6 +82,7 @@ func TestVSARefusals(t *testing.T) {
 		{"bad subject digest", func(v *VSA) { v.Subjects[0].SHA256 = "x" }, "b.whl"},
 		{"duplicate subject", func(v *VSA) { v.Subjects[1].Name = "b.whl" }, "listed twice"},
 		{"bad policy digest", func(v *VSA) { v.PolicyDigest["sha256"] = "zz" }, "policy"},
+		{"bad policy module digest", func(v *VSA) { v.PolicyModules["default/a.rego"] = "zz" }, "policy module default/a.rego"},
 		{"empty input attestation", func(v *VSA) { v.InputAttestations = append(v.InputAttestations, Dependency{Name: "x"}) }, "input attestation 1"},
 	}
 	for _, tt := range tests {

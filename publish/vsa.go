@@ -37,8 +37,12 @@ func vsa(dist string, in policies.Input, d *policies.Decision, pf audit.Provenan
 		ResourceURI:     "pkg:generic/" + in.Release.Project + "@" + in.Release.Version,
 		PolicyURI:       PolicyURI,
 		PolicyDigest:    map[string]string{"sha256": PolicyDigest(d.Policies)},
+		PolicyModules:   map[string]string{},
 		Result:          provenance.VSAPassed,
 		VerifiedLevels:  []string{"SLSA_BUILD_LEVEL_1"},
+	}
+	for _, p := range d.Policies {
+		v.PolicyModules[p.Name] = p.SHA256
 	}
 	for _, a := range in.Artifacts {
 		switch a.Kind {

@@ -118,6 +118,11 @@ func publishRun(ctx context.Context, o *PublishOptions) (*publish.Result, error)
 		if extra, err = policies.LoadFiles(paths); err != nil {
 			return nil, err
 		}
+		// Named as configured (project-relative) in denials, digests and the
+		// summary: never a path of this machine.
+		for i := range extra {
+			extra[i].Name = cfg.Policy.Files[i]
+		}
 	}
 	to := o.To
 	if to == "" && cfg.Publish.To != "" {
