@@ -22,7 +22,7 @@ this order::
 
 ``ready`` is printed once the packages are imported, the workload's program
 is compiled and loaded and its inputs are built: everything before the first
-timed step. Each ``step`` is the fastest of ``REPEAT`` (3) back-to-back
+timed step. Each ``step`` is the fastest of ``REPEAT`` (5) back-to-back
 ``Program.run`` calls over the workload's input vectors, each timed with
 ``time.process_time`` (nothing else is inside a timed region): the CPU time
 of the worker process, all its threads, so that time spent descheduled while
@@ -71,7 +71,7 @@ PHASES = ["elementwise", "fused"]
 # convention): a burst of load from another process slows a step only when
 # it covers all of them, so the dispersion the noise gate reads is the
 # backend's, not the machine's neighbours'.
-REPEAT = 3
+REPEAT = 5
 
 
 class Workload(object):
