@@ -57,6 +57,8 @@ func project(t *testing.T, parent string) string {
 	return dst
 }
 
+// copyTree copies the folder src to dst (folders 0755, files with their
+// permissions, symbolic links as links, __pycache__ left out).
 func copyTree(t *testing.T, src, dst string) {
 	t.Helper()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
@@ -70,6 +72,14 @@ func copyTree(t *testing.T, src, dst string) {
 		}
 		if strings.Contains(p, "__pycache__") {
 			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 { // a link stays a link (a channel is one)
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			os.MkdirAll(filepath.Dir(to), 0o755)
+			return os.Symlink(target, to)
 		}
 		b, err := os.ReadFile(p)
 		if err != nil {

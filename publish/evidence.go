@@ -44,6 +44,7 @@ func checkEvidence(ctx context.Context, dist, project, version, target string, w
 	if err != nil {
 		return e, fmt.Errorf("publish: checking evidence %s: %w", archive, err)
 	}
+	e.KeyID = rep.KeyID
 	e.SignedByTrustedKey, e.WheelsMatch, e.Sanitised, e.StoreIntact, e.AggregatesMatch = true, true, true, true, true
 	if len(keys) == 0 {
 		rep.Findings = append(rep.Findings, runner.Finding{Check: runner.CheckSignature, File: name, Msg: "no trusted key to check the signatures with: pass --key PUB.pem or list it in [signing] trusted_keys"})
@@ -83,6 +84,9 @@ func checkEvidence(ctx context.Context, dist, project, version, target string, w
 		default:
 			e.StoreIntact = false
 		}
+	}
+	if !e.SignedByTrustedKey {
+		e.KeyID = "" // the findings name the keys that signed
 	}
 	if rep.Summary != nil {
 		e.Lanes = lanes(rep.Summary)

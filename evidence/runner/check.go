@@ -63,6 +63,9 @@ type Report struct {
 	Archive  string    `json:"archive"`
 	Checks   []string  `json:"checks"`
 	Findings []Finding `json:"findings"`
+	// KeyID is the trusted key whose signature verified the statements
+	// (provenance.KeyID), "" when none did.
+	KeyID string `json:"key_id,omitempty"`
 	// Manifest and Summary (recomputed from the records) when readable.
 	Manifest *Manifest `json:"-"`
 	Summary  *Summary  `json:"-"`
@@ -315,10 +318,13 @@ func checkStatements(rep *Report, archive, name string, run store.Run, keys []cr
 	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
 	sawSummary := false
 	for i, line := range lines {
-		_, st, err := v.VerifyEnvelope(line)
+		keyID, st, err := v.VerifyEnvelope(line)
 		if err != nil {
 			rep.add(CheckSignature, fmt.Sprintf("%s line %d", name+".intoto.jsonl", i+1), "%v", err)
 			continue
+		}
+		if rep.KeyID == "" {
+			rep.KeyID = keyID
 		}
 		var s struct {
 			Subject []struct {
