@@ -340,6 +340,22 @@ class PluginTest(unittest.TestCase):
                     self.assertEqual(list(prog.run(*inputs)), want)
                     self.assertEqual(list(prog.run(*inputs, typecode="f")), want)
 
+    def test_run_into_out(self):
+        xs = array.array("d", [1.0, -4.0, 9.0])
+        ys = array.array("d", [2.0, 3.0, -1.0])
+        with self.load(DEMO) as prog:
+            want = list(prog.run(xs, ys))
+            buf = array.array("d", [7.0] * 3)
+            got = prog.run(xs, ys, out=buf)
+            self.assertIs(got, buf)
+            self.assertEqual(list(buf), want)
+            buf32 = array.array("f", [0.0] * 3)
+            self.assertIs(prog.run(array.array("f", xs), array.array("f", ys), out=buf32), buf32)
+            for bad in (array.array("d", [0.0] * 2), array.array("f", [0.0] * 3), [0.0] * 3):
+                with self.subTest(out=bad):
+                    with self.assertRaises(ValueError):
+                        prog.run(xs, ys, out=bad)
+
     def test_empty_vectors(self):
         with self.load("in x, y\nout x + y") as prog:
             self.assertEqual(list(prog.run([], [])), [])

@@ -155,14 +155,17 @@ class Program:
         except Exception:  # pragma: no cover - interpreter shutdown
             pass
 
-    def run(self, *inputs, typecode=None):
+    def run(self, *inputs, typecode=None, out=None):
         """Evaluate the program over the input vectors.
 
         Each input is an ``array.array('d')``/``array.array('f')`` or any
         sequence of numbers; all must have the same length. The result is an
         ``array.array`` of that length. It is float32 (``'f'``) when every
         input is an ``array('f')``, float64 (``'d'``) otherwise; pass
-        ``typecode='d'`` or ``'f'`` to choose.
+        ``typecode='d'`` or ``'f'`` to choose. Pass ``out``, an
+        ``array.array`` of that type and length, to have the result written
+        into it (and returned) instead of a new array: repeated runs then
+        allocate nothing.
         """
         if self._handle <= 0:
             raise VexlError("program is closed")
@@ -181,7 +184,10 @@ class Program:
         for i, v in enumerate(vectors):
             if len(v) != n:
                 raise ValueError("input %d has %d elements, input 0 has %d" % (i, len(v), n))
-        out = array.array(typecode, bytes(n * ctypes.sizeof(ctype)))
+        if out is None:
+            out = array.array(typecode, bytes(n * ctypes.sizeof(ctype)))
+        elif not (isinstance(out, array.array) and out.typecode == typecode and len(out) == n):
+            raise ValueError("out must be an array('%s') of %d elements" % (typecode, n))
         ptr = ctypes.POINTER(ctype)
 
         def address(a):
