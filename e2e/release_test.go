@@ -150,6 +150,36 @@ print(vexl_plugin.profile(), list(p.run(array.array("d", [1, 2, 4]), array.array
 		t.Errorf("plugin installed from the channel: got %q", got)
 	}
 
+	// The summary records the policies and the thresholds the release
+	// passed, the embedded default's relaxed noise bound included.
+	var dsse struct{ Payload string }
+	if err := json.Unmarshal(bytes.TrimSpace(mustRead(t, filepath.Join(rel, "vexl-0.3.0.vsa.intoto.jsonl"))), &dsse); err != nil {
+		t.Fatal(err)
+	}
+	payload, _ := base64.StdEncoding.DecodeString(dsse.Payload)
+	var st struct {
+		Predicate struct {
+			VerificationResult string `json:"verificationResult"`
+			Policy             struct {
+				Annotations struct {
+					Modules    map[string]string `json:"modules"`
+					Parameters map[string]any    `json:"parameters"`
+				} `json:"annotations"`
+			} `json:"policy"`
+			InputAttestations []struct {
+				URI string `json:"uri"`
+			} `json:"inputAttestations"`
+		} `json:"predicate"`
+	}
+	if err := json.Unmarshal(payload, &st); err != nil {
+		t.Fatal(err)
+	}
+	p := st.Predicate
+	if p.VerificationResult != "PASSED" || p.Policy.Annotations.Parameters["max_robust_cv"] != 0.3 ||
+		p.Policy.Annotations.Modules["default/throughput.rego"] == "" || len(p.InputAttestations) != 2 {
+		t.Errorf("verification summary predicate: %s", payload)
+	}
+
 	t.Run("verify CHANNEL names what was tampered with", func(t *testing.T) { tamperChannel(t, a, ch, pub) })
 
 	// Releasing again changes nothing: same bytes, no new generation.

@@ -41,6 +41,10 @@ type VSA struct {
 	// hex digest (policy.annotations.modules), so that an auditor sees
 	// which modules the digest covers.
 	PolicyModules map[string]string
+	// PolicyParameters, when set, are the parameters the policies were
+	// evaluated with (policy.annotations.parameters): thresholds are part
+	// of what was verified.
+	PolicyParameters map[string]any
 	// InputAttestations are the attestations the decision read
 	// (provenance, evidence statements), each with its digest.
 	InputAttestations []Dependency
@@ -106,6 +110,12 @@ func (v VSA) Statement() ([]byte, error) {
 		}
 		pred.Policy.Annotations = map[string]any{"modules": mods}
 	}
+	if len(v.PolicyParameters) > 0 {
+		if pred.Policy.Annotations == nil {
+			pred.Policy.Annotations = map[string]any{}
+		}
+		pred.Policy.Annotations["parameters"] = v.PolicyParameters
+	}
 	if pred.VerifiedLevels == nil {
 		pred.VerifiedLevels = []string{}
 	}
@@ -154,6 +164,9 @@ func ParseVSA(statement []byte) (VSA, error) {
 	}
 	v := VSA{VerifierID: p.Verifier.ID, VerifierVersion: p.Verifier.Version, ResourceURI: p.ResourceURI,
 		PolicyURI: p.Policy.URI, PolicyDigest: p.Policy.Digest, Result: p.VerificationResult, VerifiedLevels: p.VerifiedLevels}
+	if params, ok := p.Policy.Annotations["parameters"].(map[string]any); ok {
+		v.PolicyParameters = params
+	}
 	if mods, ok := p.Policy.Annotations["modules"].(map[string]any); ok {
 		v.PolicyModules = map[string]string{}
 		for name, d := range mods {

@@ -19,6 +19,7 @@ func testVSA() VSA {
 		PolicyURI:         "https://mkrelease.dev/policies/release",
 		PolicyDigest:      map[string]string{"sha256": strings.Repeat("c", 64)},
 		PolicyModules:     map[string]string{"default/a.rego": strings.Repeat("d", 64)},
+		PolicyParameters:  map[string]any{"max_robust_cv": 0.1, "allow_downgrade": false},
 		InputAttestations: []Dependency{{Name: "vexl-0.3.0.intoto.jsonl", Digest: map[string]string{"sha256": strings.Repeat("d", 64)}}},
 		Result:            VSAPassed,
 		VerifiedLevels:    []string{"SLSA_BUILD_LEVEL_1"},
@@ -51,7 +52,7 @@ func TestVSAStatement(t *testing.T) {
 		t.Fatal(err)
 	}
 	if back.Result != VSAPassed || len(back.Subjects) != 2 || back.PolicyDigest["sha256"] != strings.Repeat("c", 64) ||
-		back.PolicyModules["default/a.rego"] != strings.Repeat("d", 64) ||
+		back.PolicyModules["default/a.rego"] != strings.Repeat("d", 64) || back.PolicyParameters["max_robust_cv"] != 0.1 ||
 		back.InputAttestations[0].Name != "vexl-0.3.0.intoto.jsonl" || !back.TimeVerified.Equal(testVSA().TimeVerified) {
 		t.Errorf("ParseVSA = %+v", back)
 	}

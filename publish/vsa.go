@@ -38,8 +38,13 @@ func vsa(dist string, in policies.Input, d *policies.Decision, pf audit.Provenan
 		PolicyURI:       PolicyURI,
 		PolicyDigest:    map[string]string{"sha256": PolicyDigest(d.Policies)},
 		PolicyModules:   map[string]string{},
-		Result:          provenance.VSAPassed,
-		VerifiedLevels:  []string{"SLSA_BUILD_LEVEL_1"},
+		PolicyParameters: map[string]any{
+			"min_throughput_geomean": in.Parameters.MinThroughputGeomean, "min_overall": in.Parameters.MinOverall,
+			"min_phase": in.Parameters.MinPhase, "min_workload": in.Parameters.MinWorkload,
+			"max_robust_cv": in.Parameters.MaxRobustCV, "allow_downgrade": in.Parameters.AllowDowngrade,
+		},
+		Result:         provenance.VSAPassed,
+		VerifiedLevels: []string{"SLSA_BUILD_LEVEL_1"},
 	}
 	for _, p := range d.Policies {
 		v.PolicyModules[p.Name] = p.SHA256
