@@ -196,7 +196,6 @@ def run(workload, steps, out):
     # The output buffer is allocated once and reused (Program.run's out=):
     # a fresh 10-25 MB array per run made the steps measure the allocator
     # (glibc's moving mmap threshold, page faults) as much as the backend.
-    # One untimed run before ready touches every page of it.
     buf = array.array(workload.precision, bytes(workload.n * array.array(workload.precision).itemsize))
     # Untimed runs before ready, for at least WARMUP_SECONDS: they touch
     # every page of the buffer and let the machine settle into its steady
