@@ -24,15 +24,20 @@ func NewCmdVerify(f *Factory, g *globalOptions, runF func(*VerifyOptions) error)
 	opts := &VerifyOptions{Factory: f, Global: g}
 	cmd := &cobra.Command{
 		Use:   "verify PATH...",
-		Short: "Audit an output folder, bundles, wheels, sidecars or SHA256SUMS",
+		Short: "Audit an output folder, a channel, bundles, wheels, evidence, sidecars or SHA256SUMS",
 		Long: `Verify checks what it is given without installing anything:
   a folder      SHA256SUMS (no file missing or unlisted), every sidecar, every wheel and
                 bundle, release pairs, the SBOM against the files it describes,
                 manifest.json digests, the signed provenance (a trusted key, subjects
                 = the folder's wheels, bundles and SBOM, lock facts = release.lock)
+  a channel     (a folder published by mkrelease publish) its state, every file's digest,
+                sidecars and SHA256SUMS, .metadata files, every index page's links; per
+                version the verification summary and provenance signatures and subjects,
+                every wheel
   FILE.whl      file name, WHEEL, METADATA, every RECORD hash and size, member paths
   FILE.tar.gz   sidecar, safe extraction, layout, SHA256SUMS, every wheel, requirements.txt
   X.intoto.jsonl  the provenance against the files of its folder
+  X.vsa.intoto.jsonl  a verification summary against the files of its folder
   FILE.sha256   the sidecar against the file beside it
   SHA256SUMS    every listed file of its folder
 Signatures are trusted when made with a --key, or a key of [signing] trusted_keys in
