@@ -195,14 +195,7 @@ print(vexl_plugin.profile(), list(p.run(array.array("d", [1, 2, 4]), array.array
 // tamperChannel copies the channel (its link, generations and lock) and
 // checks that verify CHANNEL fails, naming the culprit, for each fault.
 func tamperChannel(t *testing.T, a run, ch, pub string) {
-	untrustedDir := t.TempDir()
-	if err := provenance.Keygen(filepath.Join(untrustedDir, "k.key"), filepath.Join(untrustedDir, "k.pub"), []byte("attacker")); err != nil {
-		t.Fatal(err)
-	}
-	untrusted, err := provenance.LoadSigner(context.Background(), "file://"+filepath.Join(untrustedDir, "k.key"), provenance.StaticPassword([]byte("attacker")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	untrusted := untrustedSigner(t)
 	const whl = "vexl_plugin-0.3.0-py3-none-manylinux_2_34_x86_64.whl"
 	const vsa = "vexl-0.3.0.vsa.intoto.jsonl"
 	for _, tc := range []struct {

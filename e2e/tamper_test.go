@@ -35,14 +35,7 @@ func TestVerifyTamperMatrix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	untrustedDir := t.TempDir()
-	if err := provenance.Keygen(filepath.Join(untrustedDir, "k.key"), filepath.Join(untrustedDir, "k.pub"), []byte("attacker")); err != nil {
-		t.Fatal(err)
-	}
-	untrusted, err := provenance.LoadSigner(context.Background(), "file://"+filepath.Join(untrustedDir, "k.key"), provenance.StaticPassword([]byte("attacker")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	untrusted := untrustedSigner(t)
 
 	verify := func(t *testing.T, dir string) (string, int) {
 		t.Helper()
@@ -253,4 +246,18 @@ func fixChecksums(t *testing.T, dir, file string) {
 		lines = append(lines, l)
 	}
 	os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+}
+
+// untrustedSigner makes a signing key nobody trusts (an attacker's).
+func untrustedSigner(t *testing.T) provenance.Signer {
+	t.Helper()
+	dir := t.TempDir()
+	if err := provenance.Keygen(filepath.Join(dir, "k.key"), filepath.Join(dir, "k.pub"), []byte("attacker")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := provenance.LoadSigner(context.Background(), "file://"+filepath.Join(dir, "k.key"), provenance.StaticPassword([]byte("attacker")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
