@@ -730,3 +730,113 @@ func TestCancelled(t *testing.T) {
 		t.Errorf("Evaluate with a cancelled context: %v", err)
 	}
 }
+
+// TestMalformedInput: an input that is not shaped like Input is refused
+// by [policy.input], with every field at fault, never passed and never an
+// evaluation error.
+func TestMalformedInput(t *testing.T) {
+	e := newEvaluator(t)
+	good, err := passing().JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(good, &obj); err != nil {
+		t.Fatal(err)
+	}
+	without := func(key string) []byte {
+		m := map[string]any{}
+		for k, v := range obj {
+			if k != key {
+				m[k] = v
+			}
+		}
+		b, _ := json.Marshal(m)
+		return b
+	}
+	for _, tc := range []struct {
+		name  string
+		input []byte
+		want  string
+	}{
+		{"null", []byte(`null`), "[policy.input] the input is not a JSON object"},
+		{"array", []byte(`[]`), "[policy.input] the input is not a JSON object"},
+		{"number", []byte(`0`), "[policy.input] the input is not a JSON object"},
+		{"string", []byte(`"release"`), "[policy.input] the input is not a JSON object"},
+		{"empty object", []byte(`{}`), "[policy.input] (Root): release is required"},
+		{"no parameters", without("parameters"), "[policy.input] (Root): parameters is required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := e.evaluateJSON(t.Context(), tc.input)
+			if err != nil {
+				t.Fatalf("evaluateJSON: %v", err)
+			}
+			if d.Allow || !slices.Contains(messagesOf(d), tc.want) {
+				t.Errorf("denials %q, want one %q", messagesOf(d), tc.want)
+			}
+		})
+	}
+}
+
+// TestEveryFieldRemoved removes each field of a passing input, at every
+// depth, in turn: each input is refused by [policy.input] (a lane without
+// its figures by [evidence.lanes]) without an evaluation error.
+func TestEveryFieldRemoved(t *testing.T) {
+	e := newEvaluator(t)
+	good, err := passing().JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root any
+	if err := json.Unmarshal(good, &root); err != nil {
+		t.Fatal(err)
+	}
+	// paths lists every object field as a path of keys and indexes.
+	var paths [][]any
+	var walk func(v any, path []any)
+	walk = func(v any, path []any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				p := append(slices.Clone(path), k)
+				paths = append(paths, p)
+				walk(c, p)
+			}
+		case []any:
+			for i, c := range x {
+				walk(c, append(slices.Clone(path), i))
+			}
+		}
+	}
+	walk(root, nil)
+	if len(paths) < 50 {
+		t.Fatalf("only %d fields", len(paths))
+	}
+	for _, p := range paths {
+		var doc any
+		json.Unmarshal(good, &doc)
+		v := doc
+		for _, step := range p[:len(p)-1] {
+			switch s := step.(type) {
+			case string:
+				v = v.(map[string]any)[s]
+			case int:
+				v = v.([]any)[s]
+			}
+		}
+		delete(v.(map[string]any), p[len(p)-1].(string))
+		b, _ := json.Marshal(doc)
+		d, err := e.evaluateJSON(t.Context(), b)
+		if err != nil {
+			t.Errorf("without %v: evaluation error %v", p, err)
+			continue
+		}
+		want := RuleInput
+		if k := p[len(p)-1]; k == "cases" || k == "crossover" {
+			want = RuleEvidenceLanes // optional in the schema: a lane carries the one of its kind
+		}
+		if d.Allow || !slices.ContainsFunc(d.Denials, func(x Denial) bool { return x.Rule == want }) {
+			t.Errorf("without %v: denials %q, want a [%s] one", p, messagesOf(d), want)
+		}
+	}
+}

@@ -110,6 +110,7 @@ show_not_above(x, t) := s if {
 # down to t.
 show_pct_above(x, t) := s if {
 	is_number(x)
+	is_number(t)
 	p := fixed(x * 100, 2)
 	to_number(p) > t * 100
 	s := concat("", [p, "%"])
@@ -329,7 +330,12 @@ input_schema := {
 
 # input_errors contains one "field: problem" string per way the input
 # departs from input_schema.
+input_errors contains "the input is not a JSON object" if {
+	not is_object(input)
+}
+
 input_errors contains msg if {
+	is_object(input)
 	[ok, errs] := json.match_schema(input, input_schema)
 	not ok
 	some e in errs
