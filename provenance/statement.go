@@ -136,18 +136,6 @@ func (p Provenance) Statement() ([]byte, error) {
 	if len(p.Subjects) == 0 {
 		return nil, errors.New("provenance statement: no subjects (list every wheel, bundle and the SBOM)")
 	}
-	subjects := slices.Clone(p.Subjects)
-	slices.SortFunc(subjects, func(a, b Subject) int { return strings.Compare(a.Name, b.Name) })
-	st := statementJSON{Type: StatementType, PredicateType: PredicateType}
-	for i, s := range subjects {
-		if err := checkSubject(s); err != nil {
-			return nil, fmt.Errorf("provenance statement: %w", err)
-		}
-		if i > 0 && subjects[i-1].Name == s.Name {
-			return nil, fmt.Errorf("provenance statement: subject %q listed twice", s.Name)
-		}
-		st.Subject = append(st.Subject, subjectJSON{Name: s.Name, Digest: map[string]string{"sha256": s.SHA256}})
-	}
 	if p.BuilderID == "" {
 		return nil, errors.New("provenance statement: no builder id")
 	}
@@ -180,16 +168,40 @@ func (p Provenance) Statement() ([]byte, error) {
 	if md != (metadataJSON{}) {
 		pred.RunDetails.Metadata = &md
 	}
-	raw, err := marshalJSON(pred)
-	if err != nil {
-		return nil, fmt.Errorf("provenance statement: %w", err)
-	}
-	st.Predicate = raw
-	out, err := marshalJSON(st)
+	out, err := NewStatement(PredicateType, p.Subjects, pred)
 	if err != nil {
 		return nil, fmt.Errorf("provenance statement: %w", err)
 	}
 	return out, nil
+}
+
+// NewStatement returns an in-toto Statement v1 as compact JSON (no HTML
+// escaping): the subjects sorted by name, each a file name with a sha256
+// and none listed twice, and the predicate as given. The provenance, the
+// verification summaries and the verifier evidence's statements are all
+// made by it.
+func NewStatement(predicateType string, subjects []Subject, predicate any) ([]byte, error) {
+	if len(subjects) == 0 {
+		return nil, errors.New("no subjects")
+	}
+	sorted := slices.Clone(subjects)
+	slices.SortFunc(sorted, func(a, b Subject) int { return strings.Compare(a.Name, b.Name) })
+	st := statementJSON{Type: StatementType, PredicateType: predicateType}
+	for i, s := range sorted {
+		if err := checkSubject(s); err != nil {
+			return nil, err
+		}
+		if i > 0 && sorted[i-1].Name == s.Name {
+			return nil, fmt.Errorf("subject %q listed twice", s.Name)
+		}
+		st.Subject = append(st.Subject, subjectJSON{Name: s.Name, Digest: map[string]string{"sha256": s.SHA256}})
+	}
+	raw, err := marshalJSON(predicate)
+	if err != nil {
+		return nil, err
+	}
+	st.Predicate = raw
+	return marshalJSON(st)
 }
 
 // marshalJSON is json.Marshal without HTML escaping ("<", ">", "&" stay as

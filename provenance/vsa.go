@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 )
 
@@ -79,18 +77,6 @@ func (v VSA) Statement() ([]byte, error) {
 	if v.Result != VSAPassed && v.Result != VSAFailed {
 		return nil, fmt.Errorf("verification summary: result %q is not PASSED or FAILED", v.Result)
 	}
-	subjects := slices.Clone(v.Subjects)
-	slices.SortFunc(subjects, func(a, b Subject) int { return strings.Compare(a.Name, b.Name) })
-	st := statementJSON{Type: StatementType, PredicateType: VSAPredicateType}
-	for i, s := range subjects {
-		if err := checkSubject(s); err != nil {
-			return nil, fmt.Errorf("verification summary: %w", err)
-		}
-		if i > 0 && subjects[i-1].Name == s.Name {
-			return nil, fmt.Errorf("verification summary: subject %q listed twice", s.Name)
-		}
-		st.Subject = append(st.Subject, subjectJSON{Name: s.Name, Digest: map[string]string{"sha256": s.SHA256}})
-	}
 	pred := vsaPredicateJSON{
 		Verifier:           builderJSON{ID: v.VerifierID, Version: v.VerifierVersion},
 		TimeVerified:       formatTime(v.TimeVerified),
@@ -135,12 +121,11 @@ func (v VSA) Statement() ([]byte, error) {
 		}
 		pred.InputAttestations = append(pred.InputAttestations, resourceDescriptorJSON(a))
 	}
-	raw, err := marshalJSON(pred)
+	out, err := NewStatement(VSAPredicateType, v.Subjects, pred)
 	if err != nil {
 		return nil, fmt.Errorf("verification summary: %w", err)
 	}
-	st.Predicate = raw
-	return marshalJSON(st)
+	return out, nil
 }
 
 // ParseVSA reads the VSA predicate of a statement (as VerifyEnvelope

@@ -24,18 +24,6 @@ const (
 	SummaryPredicate    = "https://mkrelease.dev/attestation/verifier-evidence/v1"
 )
 
-type subject struct {
-	Name   string            `json:"name"`
-	Digest map[string]string `json:"digest"`
-}
-
-type statement struct {
-	Type          string    `json:"_type"`
-	Subject       []subject `json:"subject"`
-	PredicateType string    `json:"predicateType"`
-	Predicate     any       `json:"predicate"`
-}
-
 // testResult is the in-toto test-result predicate (v0.1).
 type testResult struct {
 	Result        string       `json:"result"` // PASSED, WARNED or FAILED
@@ -85,9 +73,9 @@ func pack(ctx context.Context, o RunOptions, stage, name string, run store.Run, 
 	if err := checksum.WriteSidecar(archive, sha); err != nil {
 		return "", "", err
 	}
-	subjects := []subject{{Name: filepath.Base(archive), Digest: map[string]string{"sha256": sha}}}
+	subjects := []provenance.Subject{{Name: filepath.Base(archive), SHA256: sha}}
 	for _, w := range run.Wheels {
-		subjects = append(subjects, subject{Name: w.Name, Digest: map[string]string{"sha256": w.SHA256}})
+		subjects = append(subjects, provenance.Subject{Name: w.Name, SHA256: w.SHA256})
 	}
 	conf := []descriptor{{Name: "release.toml", Digest: map[string]string{"sha256": o.Config.SHA256}}}
 	if run.SourcesTreeHash != "" {
@@ -97,7 +85,7 @@ func pack(ctx context.Context, o RunOptions, stage, name string, run store.Run, 
 	for _, ls := range sum.Lanes {
 		tr := testResultOf(ls)
 		tr.Configuration = conf
-		line, err := sign(ctx, o.Signer, statement{Subject: subjects, PredicateType: TestResultPredicate, Predicate: tr})
+		line, err := sign(ctx, o.Signer, TestResultPredicate, subjects, tr)
 		if err != nil {
 			return "", "", err
 		}
@@ -107,8 +95,8 @@ func pack(ctx context.Context, o RunOptions, stage, name string, run store.Run, 
 	if err != nil {
 		return "", "", err
 	}
-	line, err := sign(ctx, o.Signer, statement{Subject: subjects, PredicateType: SummaryPredicate,
-		Predicate: summaryPredicate{RunID: run.ID, Target: run.Target, Identity: ident, Summary: sum}})
+	line, err := sign(ctx, o.Signer, SummaryPredicate, subjects,
+		summaryPredicate{RunID: run.ID, Target: run.Target, Identity: ident, Summary: sum})
 	if err != nil {
 		return "", "", err
 	}
@@ -123,11 +111,11 @@ func pack(ctx context.Context, o RunOptions, stage, name string, run store.Run, 
 	return archive, statements, nil
 }
 
-func sign(ctx context.Context, s provenance.Signer, st statement) ([]byte, error) {
-	st.Type = provenance.StatementType
-	data, err := json.Marshal(st)
+// sign makes and signs one statement about subjects.
+func sign(ctx context.Context, s provenance.Signer, predicateType string, subjects []provenance.Subject, predicate any) ([]byte, error) {
+	data, err := provenance.NewStatement(predicateType, subjects, predicate)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("evidence statement: %w", err)
 	}
 	return provenance.SignStatement(ctx, s, data)
 }
