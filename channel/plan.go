@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/fsmode"
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pyname"
 	"github.com/mkrelease/mkrelease/wheel"
@@ -225,7 +226,7 @@ func prepare(ctx context.Context, r Release) (*Plan, error) {
 			return nil, &UsageError{Msg: "asset " + path, Err: err}
 		}
 		if !fi.Mode().IsRegular() {
-			return nil, &UsageError{Msg: fmt.Sprintf("asset %s is a %s, not a regular file", path, fileKind(fi.Mode()))}
+			return nil, &UsageError{Msg: fmt.Sprintf("asset %s is a %s, not a regular file", path, fsmode.Name(fi.Mode()))}
 		}
 		sha, size, err := checksum.File(path)
 		if err != nil {

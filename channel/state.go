@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/fsmode"
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pyname"
 	"github.com/mkrelease/mkrelease/wheel"
@@ -356,7 +357,7 @@ func Open(dest string) (*Channel, error) {
 		}
 		return nil, notChannel(p.dest, why+"; move it away or publish elsewhere")
 	case fi.Mode()&fs.ModeSymlink == 0:
-		return nil, notChannel(p.dest, "it is a "+fileKind(fi.Mode())+", not a link to a generation made by mkrelease publish")
+		return nil, notChannel(p.dest, "it is a "+fsmode.Name(fi.Mode())+", not a link to a generation made by mkrelease publish")
 	}
 	n, err := p.current()
 	if err != nil {
@@ -417,19 +418,6 @@ func parseState(data []byte) (*State, error) {
 		st.Versions = []Version{}
 	}
 	return &st, nil
-}
-
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "regular file"
-	case m&fs.ModeSymlink != 0:
-		return "symbolic link"
-	case m.IsDir():
-		return "folder"
-	default:
-		return "special file"
-	}
 }
 
 // Dest is the channel's absolute path.

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/fsmode"
 	"github.com/mkrelease/mkrelease/wheel"
 )
 
@@ -161,7 +162,7 @@ func (r *Report) checkDest(p paths) (string, int) {
 		r.Generation = p.dest
 		return p.dest, 0
 	case fi.Mode()&fs.ModeSymlink == 0:
-		r.add(".", CheckDest, "%s is a %s, not a link to a generation", p.dest, fileKind(fi.Mode()))
+		r.add(".", CheckDest, "%s is a %s, not a link to a generation", p.dest, fsmode.Name(fi.Mode()))
 		return "", 0
 	}
 	n, err := p.current()

@@ -23,6 +23,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mkrelease/mkrelease/internal/fsmode"
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pep508"
 	"github.com/mkrelease/mkrelease/internal/pyname"
@@ -441,7 +442,7 @@ func (c *wheelChecker) checkNames() {
 		case mode&fs.ModeSymlink != 0:
 			c.add(CheckSymlink, name, "the member is a symbolic link; wheels cannot carry links portably (pip writes the link target as a file, other installers refuse it): ship the target file instead")
 		case mode&(fs.ModeDevice|fs.ModeCharDevice|fs.ModeNamedPipe|fs.ModeSocket|fs.ModeIrregular) != 0:
-			c.add(CheckSpecialFile, name, "the member is a %s, not a regular file; a wheel holds regular files only", c.fileTypeWord(mode))
+			c.add(CheckSpecialFile, name, "the member is a %s, not a regular file; a wheel holds regular files only", fsmode.Name(mode))
 		}
 		if f.Flags&0x1 != 0 {
 			c.add(CheckZip, name, "the member is encrypted; installers cannot read it and its hash is not checked")
@@ -468,21 +469,6 @@ func (c *wheelChecker) checkNames() {
 			c.add(CheckDuplicate, f.Name, "the name is a file and also a folder of other members; it cannot be extracted: rename one")
 		}
 	}
-}
-
-// fileTypeWord names the type of an irregular file mode.
-func (c *wheelChecker) fileTypeWord(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeCharDevice != 0:
-		return "character device"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	}
-	return "irregular file"
 }
 
 // matchesName reports whether dir ("NAME-VERSION" + suffix) names the

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/mkrelease/mkrelease/internal/fsmode"
 )
 
 // Finding is one private value or credential in a staged file.
@@ -139,7 +141,7 @@ func (s *Scanner) ScanTree(root string) ([]Finding, error) {
 			all = append(all, found...)
 			return err
 		default:
-			all = append(all, Finding{File: rel, Offset: -1, Kind: KindNotRegular, Excerpt: typeName(t)})
+			all = append(all, Finding{File: rel, Offset: -1, Kind: KindNotRegular, Excerpt: fsmode.Name(t)})
 			return nil
 		}
 	})
@@ -165,20 +167,6 @@ func (s *Scanner) scanString(str string) []Finding {
 	b := []byte(str)
 	s.m.scan(b, 0, len(b), 0, func(i int, r *rule, ex string) { c.add(int64(i), r.kind, ex) })
 	return c.result()
-}
-
-func typeName(t fs.FileMode) string {
-	switch {
-	case t&fs.ModeSymlink != 0:
-		return "symbolic link"
-	case t&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case t&fs.ModeSocket != 0:
-		return "socket"
-	case t&fs.ModeDevice != 0:
-		return "device"
-	}
-	return "irregular file"
 }
 
 // RejectedError is the error of evidence whose staged files hold private

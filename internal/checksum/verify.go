@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/mkrelease/mkrelease/internal/fsmode"
 )
 
 // Problem is the kind of a verification finding.
@@ -192,7 +194,7 @@ func Verify(ctx context.Context, dir string, s Sums, o VerifyOptions) (Report, e
 		case err != nil:
 			rep.Findings = append(rep.Findings, Finding{Name: sum.Name, Problem: Unreadable, Detail: err.Error()})
 		case !st.Mode().IsRegular():
-			rep.Findings = append(rep.Findings, Finding{Name: sum.Name, Problem: NotRegular, Detail: describe(st.Mode())})
+			rep.Findings = append(rep.Findings, Finding{Name: sum.Name, Problem: NotRegular, Detail: "a " + fsmode.Name(st.Mode())})
 		default:
 			jobs = append(jobs, &job{name: sum.Name, want: sum.SHA256, size: st.Size()})
 		}
@@ -254,7 +256,7 @@ feed:
 			}
 			f := Finding{Name: p, Problem: Unlisted}
 			if !d.Type().IsRegular() {
-				f.Detail = describe(d.Type())
+				f.Detail = "a " + fsmode.Name(d.Type())
 			}
 			rep.Findings = append(rep.Findings, f)
 			return nil
@@ -289,7 +291,7 @@ func hashIn(ctx context.Context, root *os.Root, name string, buf []byte) (string
 		return "", err
 	}
 	if !st.Mode().IsRegular() {
-		return "", fmt.Errorf("became %s while being verified", describe(st.Mode()))
+		return "", fmt.Errorf("became %s while being verified", "a "+fsmode.Name(st.Mode()))
 	}
 	sha, _, err := hashReader(f, buf, ctx.Err)
 	return sha, err
@@ -302,21 +304,4 @@ func ignored(p string, patterns []string) bool {
 		}
 	}
 	return false
-}
-
-func describe(m fs.FileMode) string {
-	switch t := m.Type(); {
-	case t&fs.ModeDir != 0:
-		return "a directory"
-	case t&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case t&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case t&fs.ModeSocket != 0:
-		return "a socket"
-	case t&fs.ModeDevice != 0:
-		return "a device"
-	default:
-		return "a special file (" + t.String() + ")"
-	}
 }
