@@ -12,7 +12,6 @@ import (
 
 	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/evidence/stats"
-	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/policies"
 )
 
@@ -31,8 +30,9 @@ var evidenceCheck = map[string]string{
 }
 
 // checkEvidence checks target's evidence in dist against wheels, the
-// exact wheels of its bundle (nil when the bundle cannot be read).
-func checkEvidence(ctx context.Context, dist, project, version, target string, wheels map[string]string, keys []crypto.PublicKey) (policies.Evidence, error) {
+// exact wheels of its bundle (nil when the bundle cannot be read), and
+// those wheels against the published ones (digests, by file name).
+func checkEvidence(ctx context.Context, dist, project, version, target string, wheels, digests map[string]string, keys []crypto.PublicKey) (policies.Evidence, error) {
 	name := evidenceName(project, version, target)
 	e := policies.Evidence{Target: target, File: name}
 	archive := filepath.Join(dist, name)
@@ -56,8 +56,7 @@ func checkEvidence(ctx context.Context, dist, project, version, target string, w
 	// the evidence was taken on.
 	for _, w := range slices.Sorted(maps.Keys(wheels)) {
 		sha := wheels[w]
-		got, _, err := checksum.File(filepath.Join(dist, w))
-		if err == nil && got != sha {
+		if got, ok := digests[w]; ok && got != sha {
 			rep.Findings = append(rep.Findings, runner.Finding{Check: runner.CheckIdentity, File: w,
 				Msg: fmt.Sprintf("sha256 %s, but the evidence was taken on the wheel in the bundle, sha256 %s: the wheel changed after the evidence was taken; rebuild and run the evidence again", got, sha)})
 		}

@@ -157,31 +157,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 
-	in := policies.Input{
-		Release:    policies.Release{Project: project, Version: version, Targets: targets},
-		Parameters: parameters(cfg.Policy, o.AllowDowngrade),
-	}
-	log.Info("verifying the release folder", "dist", o.Dist)
-	aopts := audit.Options{TrustedKeys: o.TrustedKeys, Lock: o.Lock}
-	items, err := audit.Dist(ctx, o.Dist, aopts)
-	if err != nil {
-		return nil, fmt.Errorf("publish: verifying %s: %w", o.Dist, err)
-	}
-	in.Artifacts = artifacts(o.Dist, items, sel)
-	pf := audit.Provenance(o.Dist, project+"-"+version+".intoto.jsonl", aopts)
-	in.Provenance = policies.Provenance{
-		Present: pf.Present, File: pf.File, SignedByTrustedKey: pf.Signed, KeyID: pf.KeyID,
-		SubjectsMatch: pf.SubjectsMatch, Findings: findingTexts(pf.Findings),
-	}
-	for _, t := range targets {
-		log.Info("checking the verifier evidence", "target", t)
-		e, err := checkEvidence(ctx, o.Dist, project, version, t, sel.wheelsOf[t], o.TrustedKeys)
-		if err != nil {
-			return nil, err
-		}
-		in.Evidence = append(in.Evidence, e)
-	}
-
+	// The plan hashes every asset once; the policy input and the evidence
+	// check read those digests.
 	ch, err := channel.Open(o.To)
 	if err != nil {
 		return nil, err
@@ -193,6 +170,36 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	digests := map[string]string{}
+	for _, a := range plan.Assets {
+		digests[a.Name] = a.SHA256
+	}
+
+	in := policies.Input{
+		Release:    policies.Release{Project: project, Version: version, Targets: targets},
+		Parameters: parameters(cfg.Policy, o.AllowDowngrade),
+	}
+	log.Info("verifying the release folder", "dist", o.Dist)
+	aopts := audit.Options{TrustedKeys: o.TrustedKeys, Lock: o.Lock}
+	items, err := audit.Dist(ctx, o.Dist, aopts)
+	if err != nil {
+		return nil, fmt.Errorf("publish: verifying %s: %w", o.Dist, err)
+	}
+	in.Artifacts = artifacts(o.Dist, items, sel, digests)
+	pf := audit.Provenance(o.Dist, project+"-"+version+".intoto.jsonl", aopts)
+	in.Provenance = policies.Provenance{
+		Present: pf.Present, File: pf.File, SignedByTrustedKey: pf.Signed, KeyID: pf.KeyID,
+		SubjectsMatch: pf.SubjectsMatch, Findings: findingTexts(pf.Findings),
+	}
+	for _, t := range targets {
+		log.Info("checking the verifier evidence", "target", t)
+		e, err := checkEvidence(ctx, o.Dist, project, version, t, sel.wheelsOf[t], digests, o.TrustedKeys)
+		if err != nil {
+			return nil, err
+		}
+		in.Evidence = append(in.Evidence, e)
+	}
+
 	st := ch.State()
 	in.Channel = policies.Channel{
 		Exists: st.Generation > 0, PublishedVersions: plan.Published, Newest: plan.Newest,
