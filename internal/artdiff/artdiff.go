@@ -237,6 +237,19 @@ func fatal(err error) bool {
 	return errors.As(err, &ie) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
+// openBoth opens a fresh stream of each side; an error is tagged with the
+// side that failed (and nothing is left open). The caller closes both.
+func openBoth(a, b blob) (ra, rb io.ReadCloser, err error) {
+	if ra, err = a.open(); err != nil {
+		return nil, nil, onSide(original, err)
+	}
+	if rb, err = b.open(); err != nil {
+		ra.Close()
+		return nil, nil, onSide(rebuilt, err)
+	}
+	return ra, rb, nil
+}
+
 // fail turns a read or parse failure into an "unreadable" difference at
 // p, or returns it when it is fatal.
 func (c *comparer) fail(p []string, err error) (*Difference, error) {

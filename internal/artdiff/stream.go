@@ -26,15 +26,11 @@ type scanResult struct {
 // scan reads a and b side by side, chunk by chunk, until the first
 // difference.
 func (c *comparer) scan(a, b blob) (scanResult, error) {
-	ra, err := a.open()
+	ra, rb, err := openBoth(a, b)
 	if err != nil {
-		return scanResult{}, onSide(original, err)
+		return scanResult{}, err
 	}
 	defer ra.Close()
-	rb, err := b.open()
-	if err != nil {
-		return scanResult{}, onSide(rebuilt, err)
-	}
 	defer rb.Close()
 	return c.scanReaders(ra, rb)
 }

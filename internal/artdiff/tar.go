@@ -21,15 +21,11 @@ const maxDrained = 1 << 20
 // compareGzip compares two gzip streams whose bytes differ: the header
 // fields, then the decompressed contents (a tar archive, usually).
 func (c *comparer) compareGzip(p []string, depth int, a, b blob, res scanResult) (*Difference, error) {
-	ra, err := a.open()
+	ra, rb, err := openBoth(a, b)
 	if err != nil {
-		return c.fail(p, onSide(original, err))
+		return c.fail(p, err)
 	}
 	defer ra.Close()
-	rb, err := b.open()
-	if err != nil {
-		return c.fail(p, onSide(rebuilt, err))
-	}
 	defer rb.Close()
 	ga, errA := gzip.NewReader(ra)
 	gb, errB := gzip.NewReader(rb)
@@ -100,15 +96,11 @@ func tarNext(tr *tar.Reader) (*tar.Header, error) {
 // compareTar compares two tar streams whose bytes differ, entry by entry
 // in archive order.
 func (c *comparer) compareTar(p []string, depth int, a, b blob, res scanResult) (*Difference, error) {
-	ra, err := a.open()
+	ra, rb, err := openBoth(a, b)
 	if err != nil {
-		return c.fail(p, onSide(original, err))
+		return c.fail(p, err)
 	}
 	defer ra.Close()
-	rb, err := b.open()
-	if err != nil {
-		return c.fail(p, onSide(rebuilt, err))
-	}
 	defer rb.Close()
 	ta, tb := tar.NewReader(ra), tar.NewReader(rb)
 	for i := 0; ; i++ {

@@ -16,15 +16,11 @@ const contextBefore = 24
 // first differing line and column with both lines. note starts the detail.
 // It returns nil when the texts are identical.
 func (c *comparer) compareText(p []string, a, b blob, note string) (*Difference, error) {
-	ra, err := a.open()
+	ra, rb, err := openBoth(a, b)
 	if err != nil {
-		return c.fail(p, onSide(original, err))
+		return c.fail(p, err)
 	}
 	defer ra.Close()
-	rb, err := b.open()
-	if err != nil {
-		return c.fail(p, onSide(rebuilt, err))
-	}
 	defer rb.Close()
 	bufA, bufB := make([]byte, chunkSize), make([]byte, chunkSize)
 	var (
