@@ -2,7 +2,6 @@ package publish
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,10 +22,12 @@ type selection struct {
 	// the staging folder), sorted by base name.
 	paths []string
 	// wheelsOf maps each released target to the wheels of its bundle
-	// (file name → sha256); nil when the bundle is missing or broken,
-	// bundleProblem then says why.
-	wheelsOf      map[string]map[string]string
-	bundleProblem map[string]string
+	// (file name → sha256); nil when the bundle is missing or does not
+	// check out (its audit says why).
+	wheelsOf map[string]map[string]string
+	// missing maps a released target whose bundle is missing to the
+	// bundle's file name.
+	missing map[string]string
 	// excluded are the folder's files left out with the skipped targets.
 	excluded map[string]bool
 }
@@ -57,19 +58,18 @@ func (s *selection) targetOfWheel(name string) string {
 
 // selectAssets chooses the files of dist to publish (see the package doc).
 func selectAssets(ctx context.Context, dist, project, version string, targets, skipped []string, staging string) (*selection, error) {
-	sel := &selection{wheelsOf: map[string]map[string]string{}, bundleProblem: map[string]string{}, excluded: map[string]bool{}}
+	sel := &selection{wheelsOf: map[string]map[string]string{}, missing: map[string]string{}, excluded: map[string]bool{}}
 	keep := map[string]bool{} // wheels a released bundle holds
 	for _, t := range targets {
 		p := filepath.Join(dist, bundleName(project, version, t))
 		if _, err := os.Stat(p); err != nil {
 			sel.wheelsOf[t] = nil
-			sel.bundleProblem[t] = "bundle " + filepath.Base(p) + " is missing"
+			sel.missing[t] = filepath.Base(p)
 			continue
 		}
 		ws, err := runner.BundleWheels(ctx, p)
 		if err != nil {
 			sel.wheelsOf[t] = nil
-			sel.bundleProblem[t] = fmt.Sprintf("bundle %s does not check out: %v", filepath.Base(p), err)
 			continue
 		}
 		sel.wheelsOf[t] = ws
@@ -235,11 +235,8 @@ func artifacts(dist string, items []audit.Item, sel *selection, digests map[stri
 		a.Verified = len(a.Findings) == 0
 		out = append(out, a)
 	}
-	for t, why := range sel.bundleProblem {
-		if strings.HasSuffix(why, "is missing") {
-			name := strings.TrimSuffix(strings.TrimPrefix(why, "bundle "), " is missing")
-			out = append(out, policies.Artifact{Name: name, Kind: "bundle", Target: t, Findings: []string{"missing from " + dist}})
-		}
+	for t, name := range sel.missing {
+		out = append(out, policies.Artifact{Name: name, Kind: "bundle", Target: t, Findings: []string{"missing from " + dist}})
 	}
 	if len(folder) > 0 {
 		out = append(out, policies.Artifact{Name: filepath.Base(dist) + "/", Kind: "folder", Findings: folder})

@@ -289,6 +289,20 @@ func bundleName(project, version, target string) string {
 	return bundle.Name(project, version, target) + ".tar.gz"
 }
 
+// TargetsWithEvidence splits the targets of cfg, in its order, into those
+// whose evidence archive is in the release folder dist and those whose is
+// not.
+func TargetsWithEvidence(cfg *config.Config, dist string) (with, without []string) {
+	for _, t := range cfg.TargetNames() {
+		if _, err := os.Stat(filepath.Join(dist, evidenceName(cfg.Project.NormalizedName, cfg.Project.Version, t))); err == nil {
+			with = append(with, t)
+		} else {
+			without = append(without, t)
+		}
+	}
+	return with, without
+}
+
 // evidenceName is the file name of a target's evidence archive.
 func evidenceName(project, version, target string) string {
 	return evidence.Name(project, version, target) + ".tar.gz"

@@ -2,6 +2,8 @@ package publish
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -100,5 +102,22 @@ func TestLanes(t *testing.T) {
 	}
 	if got := lanes(s); !reflect.DeepEqual(got, want) {
 		t.Errorf("lanes:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestTargetsWithEvidence(t *testing.T) {
+	dist := t.TempDir()
+	cfg := &config.Config{
+		Project: config.Project{NormalizedName: "vexl", Version: "0.3.0"},
+		Targets: []config.Target{{Name: "linux-x86_64"}, {Name: "linux-aarch64"}, {Name: "macos-arm64"}},
+	}
+	for _, name := range []string{"vexl-0.3.0-verifier-evidence-linux-aarch64.tar.gz", "vexl-0.3.0-verifier-evidence-macos-arm64.intoto.jsonl"} {
+		if err := os.WriteFile(filepath.Join(dist, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	with, without := TargetsWithEvidence(cfg, dist)
+	if !reflect.DeepEqual(with, []string{"linux-aarch64"}) || !reflect.DeepEqual(without, []string{"linux-x86_64", "macos-arm64"}) {
+		t.Errorf("with %v, without %v", with, without)
 	}
 }

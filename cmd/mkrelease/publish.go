@@ -14,7 +14,6 @@ import (
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/channel"
-	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/policies"
 	"github.com/mkrelease/mkrelease/publish"
 	"github.com/spf13/cobra"
@@ -282,14 +281,11 @@ func releaseRun(ctx context.Context, o *ReleaseOptions) error {
 		if err != nil {
 			return err
 		}
-		for _, t := range cfg.TargetNames() {
-			name := filepath.Join(p.Dist, evidenceArchive(cfg, t))
-			if _, err := os.Stat(name); err == nil {
-				p.Targets = append(p.Targets, t)
-			} else {
-				log.Warn("NOT RELEASING a target without verifier evidence", "target", t,
-					"remedy", "run `mkrelease evidence run --target "+t+"` on a machine of its platform, `mkrelease evidence import` it, then `mkrelease publish`")
-			}
+		var without []string
+		p.Targets, without = publish.TargetsWithEvidence(cfg, p.Dist)
+		for _, t := range without {
+			log.Warn("NOT RELEASING a target without verifier evidence", "target", t,
+				"remedy", "run `mkrelease evidence run --target "+t+"` on a machine of its platform, `mkrelease evidence import` it, then `mkrelease publish`")
 		}
 		if len(p.Targets) == 0 {
 			return usageErrorf("no target has verifier evidence in %s: nothing can be released", p.Dist)
@@ -297,9 +293,4 @@ func releaseRun(ctx context.Context, o *ReleaseOptions) error {
 	}
 	_, err = publishRun(ctx, p)
 	return err
-}
-
-// evidenceArchive is the file name of a target's evidence archive.
-func evidenceArchive(cfg *config.Config, target string) string {
-	return evidence.Name(cfg.Project.NormalizedName, cfg.Project.Version, target) + ".tar.gz"
 }
