@@ -40,10 +40,8 @@ func Channel(ctx context.Context, dest string, o Options) ([]Item, error) {
 		fs = append(fs, Finding{File: f.File, Msg: f.Check + ": " + f.Msg})
 	}
 	it.check("channel", fs...)
+	// rep.Versions is empty when there is no readable state to go on.
 	var sub []Item
-	if rep.Generation == "" || len(fs) > 0 && rep.Project == "" {
-		return append([]Item{it.Item}, sub...), nil
-	}
 	var v *provenance.Verifier
 	if len(o.TrustedKeys) > 0 {
 		v, err = provenance.NewVerifier(o.TrustedKeys...)
@@ -76,8 +74,7 @@ func Channel(ctx context.Context, dest string, o Options) ([]Item, error) {
 			}
 		}
 	}
-	out := append([]Item{it.Item}, sub...)
-	return out, nil
+	return append([]Item{it.Item}, sub...), nil
 }
 
 // vsaFindings checks the version folder's verification summary.
