@@ -14,8 +14,10 @@ import (
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/channel"
+	"github.com/mkrelease/mkrelease/internal/pyname"
 	"github.com/mkrelease/mkrelease/policies"
 	"github.com/mkrelease/mkrelease/publish"
+	"github.com/mkrelease/mkrelease/wheel"
 	"github.com/spf13/cobra"
 )
 
@@ -214,9 +216,8 @@ func printPublished(w io.Writer, cfg *config.Config, to string, res *publish.Res
 	index := (&url.URL{Scheme: "file", Path: filepath.ToSlash(dest) + "/simple/"}).String()
 	var dists []string
 	for _, a := range res.Assets {
-		if strings.HasSuffix(a, ".whl") {
-			name, _, _ := strings.Cut(a, "-")
-			d := strings.ReplaceAll(strings.ToLower(name), "_", "-") + "==" + cfg.Project.Version
+		if fn, err := wheel.ParseFilename(a); err == nil {
+			d := pyname.Normalize(fn.Distribution) + "==" + cfg.Project.Version
 			if !slices.Contains(dists, d) {
 				dists = append(dists, d)
 			}
