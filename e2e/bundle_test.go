@@ -115,6 +115,20 @@ to = "demo_app"
 
 // requirementsLock writes deps/requirements.txt pinning the given wheels by
 // their sha256.
+// closureProject is demoProject with a real dependency closure: it
+// requires example and wheel, locked with hashes in deps/requirements.txt
+// and found in a wheelhouse folder.
+func closureProject(t *testing.T) run {
+	t.Helper()
+	example, wheelWhl := realWheel(t, "example-21.12-py3-none-any.whl"), realWheel(t, "wheel-0.4*-py3-none-any.whl")
+	r := demoProject(t, []string{"example>=21", "wheel>=0.40"}, "[dependencies]\nlock = \"deps/requirements.txt\"\nfind_links = [\"wheelhouse\"]\n")
+	for _, f := range []string{example, wheelWhl} {
+		copyFile(t, f, filepath.Join(r.dir, "wheelhouse", filepath.Base(f)))
+	}
+	requirementsLock(t, r.dir, map[string]string{"example==21.12": example, "wheel==" + wheelVersion(wheelWhl): wheelWhl})
+	return r
+}
+
 func requirementsLock(t *testing.T, dir string, pins map[string]string) {
 	t.Helper()
 	var b strings.Builder
@@ -323,12 +337,8 @@ func TestBundleTampering(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a bundle")
 	}
+	r := closureProject(t)
 	example, wheelWhl := realWheel(t, "example-21.12-py3-none-any.whl"), realWheel(t, "wheel-0.4*-py3-none-any.whl")
-	r := demoProject(t, []string{"example>=21", "wheel>=0.40"}, "[dependencies]\nlock = \"deps/requirements.txt\"\nfind_links = [\"wheelhouse\"]\n")
-	for _, f := range []string{example, wheelWhl} {
-		copyFile(t, f, filepath.Join(r.dir, "wheelhouse", filepath.Base(f)))
-	}
-	requirementsLock(t, r.dir, map[string]string{"example==21.12": example, "wheel==" + wheelVersion(wheelWhl): wheelWhl})
 	r.mustMkrelease(t, "build")
 	name := "demo-app-2.0-linux-x86_64.tar.gz"
 	orig, err := os.ReadFile(filepath.Join(r.dir, "dist", name))

@@ -115,12 +115,7 @@ func TestEvidenceFakeLanes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a release and installs it in virtualenvs")
 	}
-	example, wheelWhl := realWheel(t, "example-21.12-py3-none-any.whl"), realWheel(t, "wheel-0.4*-py3-none-any.whl")
-	r := demoProject(t, []string{"example>=21", "wheel>=0.40"}, "[dependencies]\nlock = \"deps/requirements.txt\"\nfind_links = [\"wheelhouse\"]\n")
-	for _, f := range []string{example, wheelWhl} {
-		copyFile(t, f, filepath.Join(r.dir, "wheelhouse", filepath.Base(f)))
-	}
-	requirementsLock(t, r.dir, map[string]string{"example==21.12": example, "wheel==" + wheelVersion(wheelWhl): wheelWhl})
+	r := closureProject(t)
 	lanes := fakeLanes
 	for _, w := range fakeWorkloads {
 		phase := "p1"

@@ -122,12 +122,7 @@ var noise = []any{1.0, 1.0, 1.25, 1.5, 1.0, 1.25, 1.5, 2.0}
 // gateProject makes the demo project with the gate verifier and builds it.
 func gateProject(t *testing.T) run {
 	t.Helper()
-	example, wheelWhl := realWheel(t, "example-21.12-py3-none-any.whl"), realWheel(t, "wheel-0.4*-py3-none-any.whl")
-	r := demoProject(t, []string{"example>=21", "wheel>=0.40"}, "[dependencies]\nlock = \"deps/requirements.txt\"\nfind_links = [\"wheelhouse\"]\n")
-	for _, f := range []string{example, wheelWhl} {
-		copyFile(t, f, filepath.Join(r.dir, "wheelhouse", filepath.Base(f)))
-	}
-	requirementsLock(t, r.dir, map[string]string{"example==21.12": example, "wheel==" + wheelVersion(wheelWhl): wheelWhl})
+	r := closureProject(t)
 	lanes := gateLanes
 	for _, w := range gateWorkloads {
 		lanes += fmt.Sprintf("\n[[evidence.lane.workload]]\nname = %q\nphase = %q\n", w.name, w.phase)
