@@ -9,6 +9,14 @@
 // compared as soon as it is known and every drift is collected, so a run
 // reports all of them at once: a changed source file by name, a changed
 // overlay file, a result tree that differs, a toolchain whose version moved.
+//
+// Unless told it only locks, Prepare also checks, before anything is
+// fetched, every project file the later stages read ([Preflight]), and,
+// once the workspaces are ready, what the wheel stage will take from them
+// (every include's `from`, the wheels' member paths) and every step's
+// `dir`. So `mkrelease check`, which prepares like a build, refuses a
+// release that `mkrelease build` would refuse after compiling, and a build
+// refuses it before compiling.
 package build
 
 import (
@@ -19,6 +27,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,7 +37,10 @@ import (
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/build/overlay"
 	"github.com/mkrelease/mkrelease/build/source"
+	"github.com/mkrelease/mkrelease/bundle"
+	"github.com/mkrelease/mkrelease/bundle/deps"
 	"github.com/mkrelease/mkrelease/internal/treehash"
+	"github.com/mkrelease/mkrelease/provenance"
 )
 
 // Prepared is the outcome of preparing every source of a release.
@@ -54,6 +66,10 @@ type PrepareOptions struct {
 	// Scratch is a folder to create workspaces in.
 	Scratch string
 	Logger  *slog.Logger
+	// LockOnly skips what only a build needs (Preflight and the workspace
+	// checks): `mkrelease lock` pins the sources of a release whose
+	// changelog or wheels may still be being written.
+	LockOnly bool
 }
 
 // Prepare materialises every source, applies the overlays and identifies the
@@ -68,13 +84,18 @@ func Prepare(ctx context.Context, o PrepareOptions) (*Prepared, error) {
 	var drifts []lock.Drift
 	drift := func(d lock.Drift) { drifts = append(drifts, d) }
 
+	if !o.LockOnly {
+		if err := Preflight(c); err != nil {
+			return nil, err
+		}
+	}
 	if o.Lock != nil {
 		drifts = append(drifts, configDrift(c, o.Lock)...)
 	}
 	var firstCommitTime int64
 	for _, s := range c.Sources {
 		ws := filepath.Join(o.Scratch, "src", s.Name)
-		facts, err := o.Fetcher.Materialize(ctx, s, ws)
+		facts, err := o.Fetcher.Materialize(ctx, s, ws, expected(o.Lock, s))
 		if err != nil {
 			return nil, err
 		}
@@ -83,7 +104,7 @@ func Prepare(ctx context.Context, o PrepareOptions) (*Prepared, error) {
 			return nil, &source.Error{Source: s.Name, Msg: "hash pinned tree", Err: err}
 		}
 		ls := lock.Source{Name: s.Name, Kind: string(s.Kind()), Location: s.Location(), Commit: facts.Commit,
-			CommitTime: facts.CommitTime, SHA256: facts.ArchiveSHA256, StripComponents: s.StripComponents, Tree: sum.H1}
+			CommitTime: facts.CommitTime, SHA256: facts.ArchiveSHA256, Size: facts.ArchiveSize, StripComponents: s.StripComponents, Tree: sum.H1}
 		if s.Kind() == config.SourceLocal {
 			ls.Files = lines(sum.Files)
 		}
@@ -166,6 +187,11 @@ func Prepare(ctx context.Context, o PrepareOptions) (*Prepared, error) {
 	if len(drifts) > 0 {
 		return nil, &lock.DriftError{LockFile: o.LockFile, Drifts: drifts, Relock: o.Relock}
 	}
+	if !o.LockOnly {
+		if err := checkWorkspaces(c, p.Workspaces); err != nil {
+			return nil, err
+		}
+	}
 
 	switch {
 	case c.Build.SourceDateEpoch != nil:
@@ -175,14 +201,30 @@ func Prepare(ctx context.Context, o PrepareOptions) (*Prepared, error) {
 	default:
 		v := os.Getenv("SOURCE_DATE_EPOCH")
 		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 315532800 {
-			return nil, &config.Error{File: c.File, Key: "build.source_date_epoch",
-				Msg:  "no SOURCE_DATE_EPOCH: no git source gives a commit time and none is configured",
-				Hint: "set source_date_epoch under [build] (seconds since 1970, e.g. `git log -1 --format=%ct`)"}
+		switch {
+		case err == nil && n >= 315532800:
+			p.Epoch = n
+		case o.LockOnly:
+			// The lock records no time; a build will need one.
+		default:
+			return nil, config.ErrorList{c.Errorf("build.source_date_epoch",
+				"set source_date_epoch under [build] (seconds since 1970, e.g. `git log -1 --format=%ct`), or SOURCE_DATE_EPOCH in the environment",
+				"no SOURCE_DATE_EPOCH: no git source gives a commit time and none is configured")}
 		}
-		p.Epoch = n
 	}
 	return p, nil
+}
+
+// expected is what the lock records about s that its fetch can enforce: the
+// archive's size, when the lock pins the same archive.
+func expected(l *lock.Lock, s config.Source) source.Expected {
+	if l == nil || s.Kind() != config.SourceArchive {
+		return source.Expected{}
+	}
+	if ls, ok := l.Source(s.Name); ok && ls.Kind == string(config.SourceArchive) && ls.SHA256 == s.SHA256 {
+		return source.Expected{ArchiveSize: ls.Size}
+	}
+	return source.Expected{}
 }
 
 func lines(files []treehash.File) []string {
@@ -395,3 +437,305 @@ func versionLine(ctx context.Context, argv []string, env map[string]string) (str
 
 // Lock builds the release.lock content from what Prepare found.
 func (p *Prepared) Lock() *lock.Lock { return p.Found }
+
+// Preflight checks every project file that the stages after the sources
+// read, so that a release refused for one is refused before anything is
+// built (and by `mkrelease check`): the readme (a readable UTF-8 text
+// file: it becomes the wheels' description), the changelog (with a section
+// for the release's version: it becomes RELEASE_NOTES.md), the dependency
+// lock (parsed as the closure stage parses it), local find-links folders,
+// the signing key (a file that exists, or a KMS provider compiled into this
+// mkrelease), the trusted public keys that are there (verify skips a
+// missing one: the development key appears with the first build), the
+// verifier folder and the policy files. Every problem is a *config.Error placed at its key in
+// release.toml; all are returned at once as a config.ErrorList.
+func Preflight(c *config.Config) error {
+	var errs config.ErrorList
+	add := func(e *config.Error) { errs = append(errs, e) }
+	file := func(key, rel, what string) ([]byte, bool) {
+		data, err := readProjectFile(c, rel)
+		if err != nil {
+			add(c.Errorf(key, "fix the path (relative to the folder of release.toml), or create the "+what, "%v", err))
+			return nil, false
+		}
+		return data, true
+	}
+	folder := func(key, rel, what string) {
+		st, err := os.Stat(filepath.Join(c.Dir, filepath.FromSlash(rel)))
+		switch {
+		case err != nil:
+			add(c.Errorf(key, "fix the path (relative to the folder of release.toml), or create the "+what, "%s: no such folder", rel))
+		case !st.IsDir():
+			add(c.Errorf(key, "name the "+what, "%s is not a folder", rel))
+		}
+	}
+
+	if rel := c.Project.Readme; rel != "" {
+		if data, ok := file("project.readme", rel, "readme"); ok {
+			if line, col, what, ok := documentText(data); !ok {
+				add(c.Errorf("project.readme", config.TextDocument.Hint(), "%s:%d:%d holds %s", rel, line, col, what))
+			}
+		}
+	}
+	if rel := c.Bundle.Changelog; rel != "" {
+		if data, ok := file("bundle.changelog", rel, "changelog"); ok {
+			if _, err := bundle.ReleaseNotes(rel, data, c.Project.Version); err != nil {
+				add(c.Errorf("bundle.changelog", fmt.Sprintf("add a heading such as `## %s` with the release notes of this version, or fix [project] version", c.Project.Version),
+					"%s has no section for version %s", rel, c.Project.Version))
+			}
+		}
+	}
+	if rel := c.Dependencies.Lock; rel != "" {
+		if _, err := readDependencyLock(filepath.Join(c.Dir, filepath.FromSlash(rel)), rel); err != nil {
+			add(c.Errorf("dependencies.lock", "fix the lock: a PEP 751 pylock.toml or a pip requirements file with --hash on every line", "%v", err))
+		}
+	}
+	for i, fl := range c.Dependencies.FindLinks {
+		if !strings.Contains(fl, "://") {
+			folder(fmt.Sprintf("dependencies.find_links[%d]", i), fl, "folder of wheels")
+		}
+	}
+	if k := c.Signing.Key; k != "" {
+		if e := checkSigningKey(c, k); e != nil {
+			add(e)
+		}
+	}
+	for i, k := range c.Signing.TrustedKeys {
+		// A missing one is skipped by verify, as the development key is
+		// created by the first build; one that is there must be a key.
+		if _, err := provenance.LoadPublicKey(filepath.Join(c.Dir, filepath.FromSlash(k))); err != nil && !errors.Is(err, os.ErrNotExist) {
+			add(c.Errorf(fmt.Sprintf("signing.trusted_keys[%d]", i), "name a PEM public key (the .pub that `mkrelease keygen` writes), relative to the folder of release.toml",
+				"%s: %v", k, err))
+		}
+	}
+	if v := c.Evidence.Verifier; v != "" {
+		folder("evidence.verifier", v, "verifier folder")
+	}
+	for i, f := range c.Policy.Files {
+		file(fmt.Sprintf("policy.files[%d]", i), f, "policy file")
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+// maxProjectFile bounds a project file read by Preflight: these are text
+// files people write (readme, changelog, locks, policies).
+const maxProjectFile = 64 << 20
+
+// readProjectFile reads a regular file of the project, by its
+// release.toml path.
+func readProjectFile(c *config.Config, rel string) ([]byte, error) {
+	name := filepath.Join(c.Dir, filepath.FromSlash(rel))
+	st, err := os.Stat(name)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("%s: no such file", rel)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", rel, err)
+	case !st.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file", rel)
+	case st.Size() > maxProjectFile:
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d a project text file may have", rel, st.Size(), maxProjectFile)
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rel, err)
+	}
+	return data, nil
+}
+
+// documentText finds the first character of a text file that may not go
+// into METADATA, with its line and column (1-based, in characters).
+func documentText(data []byte) (line, col int, what string, ok bool) {
+	at, what, ok := config.CheckText(string(data), config.TextDocument)
+	if ok {
+		return 0, 0, "", true
+	}
+	line, col = 1, 1
+	for _, r := range string(data) {
+		if at == 0 {
+			break
+		}
+		at--
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col, what, false
+}
+
+// readDependencyLock parses the dependency lock as the closure stage does:
+// a .toml file is a PEP 751 pylock.toml, anything else a pip requirements
+// file in hash-checking mode.
+func readDependencyLock(path, rel string) (*deps.Lock, error) {
+	if strings.HasSuffix(rel, ".toml") {
+		return deps.ReadPylock(path)
+	}
+	return deps.ReadRequirements(path)
+}
+
+// checkSigningKey checks what can be checked of the signing key without
+// its password: a file:// (or plain) key exists, an env:// key names a
+// variable (its value is the build machine's business), and any other
+// scheme is a KMS provider compiled into this mkrelease.
+func checkSigningKey(c *config.Config, uri string) *config.Error {
+	scheme, rest, hasScheme := strings.Cut(uri, "://")
+	switch {
+	case !hasScheme || scheme == "file":
+		p := uri
+		if hasScheme {
+			p = rest
+		}
+		// LoadSigner takes the path literally (relative to the working
+		// folder), and so does this check.
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+			return c.Errorf("signing.key", "create the key with `mkrelease keygen`, or fix the path (file:// paths are taken as written, relative to the folder mkrelease runs in)",
+				"signing key file %s not found", p)
+		}
+	case scheme == "env":
+	default:
+		for _, s := range provenance.KMSSchemes() {
+			if s == scheme+"://" {
+				return nil
+			}
+		}
+		have := "none"
+		if s := provenance.KMSSchemes(); len(s) > 0 {
+			have = strings.Join(s, ", ")
+		}
+		return c.Errorf("signing.key", "use file://PATH or env://VAR, or an mkrelease built with that KMS provider (see the provenance package documentation)",
+			"KMS scheme %s:// is not compiled into this mkrelease (compiled in: %s)", scheme, have)
+	}
+	return nil
+}
+
+// checkWorkspaces checks, on the prepared workspaces, what the later stages
+// take from them: each step's dir is a folder of its source; each wheel
+// include's `from` exists in its source (a folder with files in it); and
+// the member paths of every wheel, as the wheel stage will compute them,
+// are clean, outside the folders mkrelease writes, and given once.
+func checkWorkspaces(c *config.Config, workspaces map[string]string) error {
+	var errs config.ErrorList
+	for i, s := range c.Build.Steps {
+		if s.Dir == "" {
+			continue
+		}
+		st, err := os.Stat(filepath.Join(workspaces[s.Source], filepath.FromSlash(s.Dir)))
+		if err != nil || !st.IsDir() {
+			errs = append(errs, c.Errorf(fmt.Sprintf("build.step[%d].dir", i), "name a folder of the step's source (after its overlays), relative to its root",
+				"source %s has no folder %s", s.Source, s.Dir))
+		}
+	}
+	for i, w := range c.Wheels {
+		members := map[string]string{} // wheel path → the include key that puts it there
+		for _, list := range []struct {
+			name string
+			ins  []config.Include
+		}{{"include", w.Include}, {"licenses", w.Licenses}} {
+			for j, in := range list.ins {
+				key := fmt.Sprintf("wheel[%d].%s[%d]", i, list.name, j)
+				paths, e := includePaths(c, workspaces, key, in)
+				if e != nil {
+					errs = append(errs, e)
+					continue
+				}
+				for _, p := range paths {
+					switch {
+					case list.name == "licenses":
+						p = ".dist-info/licenses/" + p
+					case in.Data != "":
+						p = ".data/" + in.Data + "/" + p
+					}
+					if prev, dup := members[p]; dup {
+						errs = append(errs, c.Errorf(key, "give each file one place in the wheel: change `to`, or narrow `from`",
+							"puts %s into wheel %s, as %s does", strings.TrimPrefix(p, ".dist-info/"), w.Name, prev))
+						break
+					}
+					members[p] = key
+				}
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+// includePaths lists the wheel paths an include places (relative to the
+// wheel root, its .data scheme or its licenses folder), exactly as the
+// wheel stage resolves them: a file goes to `to` (or into it when `to` is
+// empty or ends in "/"); a folder's files go under `to`, compiled Python
+// files left out. A step's outputs are known from its declaration.
+func includePaths(c *config.Config, workspaces map[string]string, key string, in config.Include) ([]string, *config.Error) {
+	var files []string // relative to from; nil for from itself being a file
+	isFile := false
+	switch {
+	case in.Source != "":
+		src := filepath.Join(workspaces[in.Source], filepath.FromSlash(in.From))
+		st, err := os.Stat(src)
+		if err != nil {
+			return nil, c.Errorf(key+".from", "name a file or folder of the source (after its overlays), relative to its root",
+				"source %s has no %s", in.Source, in.From)
+		}
+		if st.IsDir() {
+			names, err := treehash.List(src)
+			if err != nil {
+				return nil, c.Errorf(key+".from", "", "source %s: %s: %v", in.Source, in.From, err)
+			}
+			for _, n := range names {
+				if !strings.HasSuffix(n, ".pyc") && !strings.HasSuffix(n, ".pyo") {
+					files = append(files, n)
+				}
+			}
+			if len(names) == 0 {
+				return nil, c.Errorf(key+".from", "name a folder with files in it", "source %s: %s is an empty folder", in.Source, in.From)
+			}
+		} else {
+			isFile = true
+		}
+	case in.Step != "":
+		var step config.Step
+		for _, s := range c.Build.Steps {
+			if s.Name == in.Step {
+				step = s
+			}
+		}
+		from := path.Clean(in.From)
+		for _, o := range step.Outputs {
+			o = path.Clean(o)
+			if o == from {
+				isFile = true
+			} else if rest, ok := strings.CutPrefix(o, from+"/"); ok {
+				files = append(files, rest)
+			}
+		}
+	default:
+		return nil, nil // refused by the loader already
+	}
+	var out []string
+	if isFile {
+		to := in.To
+		if to == "" || strings.HasSuffix(to, "/") {
+			to += path.Base(in.From)
+		}
+		out = append(out, to)
+	}
+	for _, f := range files {
+		out = append(out, path.Join(in.To, f))
+	}
+	for _, p := range out {
+		first, _, _ := strings.Cut(p, "/")
+		switch {
+		case p == "" || p == "." || strings.HasPrefix(p, "/") || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../"):
+			return nil, c.Errorf(key+".to", "say where it goes in the wheel, e.g. to = \"pkg/bin/tool\"", "places a file at %q, which is not a path inside the wheel", p)
+		case in.Data == "" && (strings.HasSuffix(first, ".dist-info") || strings.HasSuffix(first, ".data")):
+			return nil, c.Errorf(key+".to", "mkrelease writes .dist-info and .data itself; use `data` for the .data schemes", "places %s in a folder mkrelease writes", p)
+		}
+	}
+	return out, nil
+}

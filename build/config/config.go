@@ -9,6 +9,12 @@
 // file, line and column and a hint; all problems found are returned at once
 // as an [ErrorList]. Such errors map to exit status 2.
 //
+// Keys are case-sensitive and compared exactly ([CheckKeys]). Every string
+// is checked for the characters its field may hold ([TextClass]) before
+// anything else reads it: a NUL, a carriage return, a bidi override or a
+// zero-width space in a name, path, command or METADATA field is refused
+// with its position, the key and the character.
+//
 // Paths in release.toml are slash-separated, relative to the folder holding
 // release.toml, and may not leave it. The project name and version are
 // normalised (PEP 503, PEP 440) on load; every later stage uses the
@@ -17,6 +23,7 @@ package config
 
 import (
 	"fmt"
+	"path"
 	"strings"
 	"time"
 )
@@ -55,6 +62,9 @@ type Config struct {
 	Dir string `toml:"-"`
 	// SHA256 is the hex digest of the release.toml bytes as loaded.
 	SHA256 string `toml:"-"`
+
+	// pos locates every key of the document, for [Config.Errorf].
+	pos positions
 }
 
 // Project describes what is released.
@@ -64,7 +74,7 @@ type Project struct {
 	// Version is the PEP 440 version, normalised on load.
 	Version string `toml:"version"`
 	// Summary is a one-line description.
-	Summary string `toml:"summary"`
+	Summary string `toml:"summary" text:"prose"`
 	// License is an SPDX license expression.
 	License string `toml:"license"`
 	// Readme is the path of the long description.
@@ -77,7 +87,7 @@ type Project struct {
 	// Supplier is the SBOM's supplier of the release, in SPDX form:
 	// "Organization: NAME (EMAIL)" or "Person: NAME (EMAIL)". By default the
 	// first author, as a Person.
-	Supplier string `toml:"supplier"`
+	Supplier string `toml:"supplier" text:"prose"`
 	// MetadataVersion of the wheels' core metadata: "2.4" (default, with
 	// License-Expression) or "2.2" for older uploaders and checkers.
 	MetadataVersion string `toml:"metadata_version"`
@@ -172,9 +182,9 @@ type Lane struct {
 	Kind string `toml:"kind"`
 	// Run is a cases lane's command; ${PYTHON} is the virtualenv's python,
 	// ${VERIFIER} the verifier folder.
-	Run []string `toml:"run"`
+	Run []string `toml:"run" text:"command"`
 	// Env is given to the lane's commands.
-	Env map[string]string `toml:"env"`
+	Env map[string]string `toml:"env" text:"command"`
 	// Timeout bounds the whole cases lane, or one worker (default 10m).
 	Timeout Duration `toml:"timeout"`
 	// CaseTimeout bounds the time between two cases of a cases lane
@@ -182,10 +192,10 @@ type Lane struct {
 	CaseTimeout Duration `toml:"case_timeout"`
 	// Candidate and Reference are a crossover lane's worker commands
 	// (${WORKLOAD} is the workload's name), with their own environments.
-	Candidate    []string          `toml:"candidate"`
-	Reference    []string          `toml:"reference"`
-	CandidateEnv map[string]string `toml:"candidate_env"`
-	ReferenceEnv map[string]string `toml:"reference_env"`
+	Candidate    []string          `toml:"candidate" text:"command"`
+	Reference    []string          `toml:"reference" text:"command"`
+	CandidateEnv map[string]string `toml:"candidate_env" text:"command"`
+	ReferenceEnv map[string]string `toml:"reference_env" text:"command"`
 	// Steps per worker (default 16) and warm-ups dropped (default 3).
 	Steps   int `toml:"steps"`
 	Warmups int `toml:"warmups"`
@@ -201,7 +211,7 @@ type Workload struct {
 
 // Person is an author or maintainer.
 type Person struct {
-	Name  string `toml:"name"`
+	Name  string `toml:"name" text:"prose"`
 	Email string `toml:"email"`
 }
 
@@ -214,6 +224,9 @@ type Build struct {
 	// PassEnv names host environment variables that build steps may see in
 	// addition to the fixed allowlist. They become inputs of every action.
 	PassEnv []string `toml:"pass_env"`
+	// AllowUnsandboxed lets `mkrelease publish` release a build whose
+	// steps ran without a sandbox; the default policy refuses it otherwise.
+	AllowUnsandboxed bool `toml:"allow_unsandboxed"`
 	// Steps run in order for every target they apply to.
 	Steps []Step `toml:"step"`
 }
@@ -242,7 +255,19 @@ type Source struct {
 	Archive         string `toml:"archive"`
 	SHA256          string `toml:"sha256"`
 	StripComponents int    `toml:"strip_components"`
+	// MaxSize caps the download of an archive URL, in bytes (default
+	// [DefaultMaxArchiveSize]); once release.lock records the archive's
+	// size, a download is also stopped as soon as it passes that size.
+	MaxSize int64 `toml:"max_size"`
+	// AllowRedirectHosts are the hosts (lower-case names, no port) an
+	// archive URL may redirect to besides its own. A redirect to any other
+	// host, and any redirect from https to http, is refused.
+	AllowRedirectHosts []string `toml:"allow_redirect_hosts"`
 }
+
+// DefaultMaxArchiveSize is the download cap of an archive URL whose size
+// release.lock does not record yet and whose [[source]] sets no max_size.
+const DefaultMaxArchiveSize = 2 << 30
 
 // Kind reports which kind of source s is.
 func (s Source) Kind() SourceKind {
@@ -308,7 +333,7 @@ func (o Overlay) Path() string {
 // target's environment and locked once per target.
 type Toolchain struct {
 	Name      string   `toml:"name"`
-	Command   []string `toml:"command"`
+	Command   []string `toml:"command" text:"command"`
 	PerTarget bool     `toml:"per_target"`
 	// Targets limits the toolchain to some targets (default: all).
 	Targets []string `toml:"targets"`
@@ -318,7 +343,7 @@ type Toolchain struct {
 // of the target (GOOS, GOARCH, CC, ...).
 type Target struct {
 	Name string            `toml:"name"`
-	Env  map[string]string `toml:"env"`
+	Env  map[string]string `toml:"env" text:"command"`
 	// PlatformTag, when set, is the wheel platform tag claimed for the
 	// target; it is refused when lower than what the binaries need. When
 	// empty the tag is read from the binaries.
@@ -345,7 +370,7 @@ type Wheel struct {
 	Name string    `toml:"name"`
 	Role WheelRole `toml:"role"`
 	// Summary defaults to the project summary.
-	Summary string `toml:"summary"`
+	Summary string `toml:"summary" text:"prose"`
 	// Pair names the wheel this one requires at exactly the release
 	// version (Requires-Dist: NAME==VERSION); both must agree on version,
 	// target and platform tag.
@@ -355,7 +380,7 @@ type Wheel struct {
 	// Requires are further PEP 508 requirements (Requires-Dist).
 	Requires    []string `toml:"requires"`
 	Classifiers []string `toml:"classifiers"`
-	Keywords    []string `toml:"keywords"`
+	Keywords    []string `toml:"keywords" text:"prose"`
 	// Include lists what goes into the wheel.
 	Include []Include `toml:"include"`
 	// Licenses go under .dist-info/licenses/ and are named by License-File.
@@ -398,8 +423,8 @@ type Step struct {
 	// $MKRELEASE_SOURCE_<NAME> (upper case, non-alphanumerics as _).
 	Uses []string `toml:"uses"`
 	// Run is the argv; ${VAR} expands from the step's environment.
-	Run []string          `toml:"run"`
-	Env map[string]string `toml:"env"`
+	Run []string          `toml:"run" text:"command"`
+	Env map[string]string `toml:"env" text:"command"`
 	// Outputs are paths relative to $MKRELEASE_OUT. A step without outputs
 	// is a check (tests, linters): it is cached like any other action.
 	Outputs []string `toml:"outputs"`
@@ -411,6 +436,19 @@ type Step struct {
 
 // AppliesTo reports whether the step runs for target t.
 func (s Step) AppliesTo(t string) bool { return appliesTo(s.Targets, t) }
+
+// Declares reports whether from is one of the step's outputs or a folder
+// holding some of them: what a [[wheel.include]] with step may take.
+func (s Step) Declares(from string) bool {
+	from = path.Clean(from)
+	for _, o := range s.Outputs {
+		o = path.Clean(o)
+		if o == from || strings.HasPrefix(o, from+"/") {
+			return true
+		}
+	}
+	return false
+}
 
 // AppliesTo reports whether the toolchain is used by target t.
 func (tc Toolchain) AppliesTo(t string) bool { return appliesTo(tc.Targets, t) }

@@ -150,3 +150,11 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// The repository's own release.toml (the embedded default) keeps loading as
+// the rules get stricter: exact keys, text classes, what build needs.
+func TestEmbeddedDefaultLoads(t *testing.T) {
+	if _, err := Load("../../release.toml"); err != nil {
+		t.Fatalf("the embedded default release.toml is refused:\n%v", err)
+	}
+}

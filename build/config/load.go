@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mkrelease/mkrelease/internal/suggest"
 	"github.com/pelletier/go-toml/v2"
@@ -25,7 +27,10 @@ type Error struct {
 	Hint string // what to do, when there is something to say
 }
 
-// Error formats the problem as FILE:LINE:COL: KEY: MSG (hint: ...).
+// Error formats the problem as FILE:LINE:COL: KEY: MSG (hint: ...). A key
+// holding characters that cannot be shown (control, format or invalid
+// bytes) is written escaped, so that a message never carries them to a
+// terminal.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
@@ -34,7 +39,7 @@ func (e *Error) Error() string {
 	}
 	b.WriteString(": ")
 	if e.Key != "" {
-		b.WriteString(e.Key + ": ")
+		b.WriteString(printable(e.Key) + ": ")
 	}
 	b.WriteString(e.Msg)
 	if e.Hint != "" {
@@ -89,7 +94,14 @@ func Load(path string) (*Config, error) {
 
 // Parse decodes and validates release.toml bytes. file names the document in
 // messages; dir is the folder its relative paths resolve against.
+//
+// Every key must be spelt exactly as declared ([CheckKeys]); every string
+// is checked for control and format characters before it is interpreted
+// (see [TextClass]); then the semantic rules apply.
 func Parse(file, dir string, data []byte) (*Config, error) {
+	if errs := CheckKeys(file, data, &Config{}); len(errs) > 0 {
+		return nil, errs
+	}
 	var c Config
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -98,12 +110,51 @@ func Parse(file, dir string, data []byte) (*Config, error) {
 	}
 	sum := sha256.Sum256(data)
 	c.File, c.Dir, c.SHA256 = file, dir, hex.EncodeToString(sum[:])
-	v := validator{file: file, pos: indexPositions(data)}
+	c.pos = indexPositions(data)
+	v := validator{file: file, pos: c.pos, bad: map[string]bool{}}
+	v.text(reflect.ValueOf(&c).Elem())
 	v.config(&c)
 	if len(v.errs) > 0 {
+		sortErrors(v.errs)
 		return nil, v.errs
 	}
 	return &c, nil
+}
+
+// sortErrors puts the problems in document order (those without a position
+// last), keeping the order of the checks among equals.
+func sortErrors(l ErrorList) {
+	sort.SliceStable(l, func(i, j int) bool {
+		a, b := l[i].Pos, l[j].Pos
+		switch {
+		case a.Line == 0 || b.Line == 0:
+			return a.Line != 0 && b.Line == 0
+		case a.Line != b.Line:
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+}
+
+// Errorf returns a problem with key (a key path such as "bundle.changelog"
+// or "wheel[0].include[1].from") of this release.toml, placed where the key
+// is written (or, when absent, where its closest enclosing table is). Stages
+// that find a problem only by reading the project use it so that their
+// errors point into release.toml like the loader's own.
+func (c *Config) Errorf(key, hint, format string, args ...any) *Error {
+	pos, _ := c.pos.lookup(key)
+	return &Error{File: c.File, Pos: pos, Key: key, Msg: fmt.Sprintf(format, args...), Hint: hint}
+}
+
+// printable escapes what a terminal would not show as written.
+func printable(s string) string {
+	for _, r := range s {
+		if !strconv.IsPrint(r) || r == utf8.RuneError {
+			q := strconv.QuoteToGraphic(s)
+			return q[1 : len(q)-1]
+		}
+	}
+	return s
 }
 
 func decodeErrors(file string, err error) error {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pep508"
 	"github.com/mkrelease/mkrelease/internal/pyname"
@@ -38,9 +39,15 @@ type validator struct {
 	file string
 	pos  positions
 	errs ErrorList
+	// bad are the keys whose values hold refused characters; they are not
+	// reported again by the semantic checks.
+	bad map[string]bool
 }
 
 func (v *validator) errorf(key, hint, format string, args ...any) {
+	if v.bad[key] {
+		return
+	}
 	pos, _ := v.pos.lookup(key)
 	v.errs = append(v.errs, &Error{File: v.file, Pos: pos, Key: key, Msg: fmt.Sprintf(format, args...), Hint: hint})
 }
@@ -181,10 +188,73 @@ func (v *validator) config(c *Config) {
 	for i := range c.Wheels {
 		v.wheel(fmt.Sprintf("wheel[%d]", i), &c.Wheels[i], c, wheels, sources, targets)
 	}
+	v.bundle(c)
+	for i, s := range c.Build.Steps {
+		v.uses(fmt.Sprintf("build.step[%d]", i), s)
+	}
+}
+
+// bundle checks what the bundle stages need once wheels are declared: they
+// write one bundle per target, which states its supported Pythons and
+// carries the release notes of this version.
+func (v *validator) bundle(c *Config) {
+	if len(c.Wheels) == 0 {
+		return
+	}
+	at := "bundle"
+	if _, ok := v.pos["bundle"]; !ok {
+		at = "wheel[0]" // no [bundle] table: point at what needs it
+	}
+	if len(c.Bundle.Pythons) == 0 {
+		v.errorfAt("bundle.pythons", at, `set the CPython versions the bundles support under [bundle], e.g. pythons = ["3.11", "3.12", "3.13"]`,
+			"missing: the release declares wheels, and every bundle states the Pythons it supports")
+	}
+	if c.Bundle.Changelog == "" {
+		v.errorfAt("bundle.changelog", at, `name the changelog under [bundle], e.g. changelog = "CHANGELOG.md": its section for this version becomes RELEASE_NOTES.md`,
+			"missing: the release declares wheels, and every bundle carries the release notes")
+	}
+	for i, t := range c.Targets {
+		if t.PlatformTag != "any" || t.InstallPlatform != "" {
+			continue
+		}
+		for _, w := range c.Wheels {
+			if w.AppliesTo(t.Name) {
+				v.errorf(fmt.Sprintf("target[%d].platform_tag", i), `set install_platform = "<platform tag>" (e.g. "manylinux_2_17_x86_64"): the platform its bundle installs on`,
+					"target %q claims pure-Python wheels (\"any\") but names no install_platform", t.Name)
+				break
+			}
+		}
+	}
+}
+
+// uses refuses further sources whose $MKRELEASE_SOURCE_ variables would be
+// the same: one would hide the other.
+func (v *validator) uses(key string, s Step) {
+	byVar := map[string]string{}
+	for i, u := range s.Uses {
+		name := executor.SourceEnv(u)
+		if prev, ok := byVar[name]; ok && prev != u {
+			v.errorf(fmt.Sprintf("%s.uses[%d]", key, i), "rename one of the sources: the variable keeps letters and digits, in upper case, and turns everything else into _",
+				"sources %q and %q would both be $%s", prev, u, name)
+		}
+		byVar[name] = u
+	}
+}
+
+// errorfAt reports a problem with key, placed at key or, when the document
+// does not write it, at the key at.
+func (v *validator) errorfAt(key, at, hint, format string, args ...any) {
+	if _, ok := v.pos[key]; ok || at == "" {
+		v.errorf(key, hint, format, args...)
+		return
+	}
+	pos, _ := v.pos.lookup(at)
+	v.errs = append(v.errs, &Error{File: v.file, Pos: pos, Key: key, Msg: fmt.Sprintf(format, args...), Hint: hint})
 }
 
 var (
 	tagRE       = regexp.MustCompile(`^[a-z0-9_.]+$`)
+	hostRE      = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
 	pythonRE    = regexp.MustCompile(`^3\.[0-9]{1,2}$`)
 	supplierRE  = regexp.MustCompile(`^(Organization|Person): [^()\r\n]+( \([^()\r\n]*\))?$`)
 	objectRefRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*(:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)?$`)
@@ -222,6 +292,13 @@ func (v *validator) wheel(key string, w *Wheel, c *Config, wheels, sources, targ
 			v.errorf(key+".pair", "pair names the other wheel of the pair", "wheel %q pairs with itself", w.Name)
 		case !wheels[w.Pair]:
 			v.errorf(key+".pair", "declare the paired [[wheel]], or fix the spelling", "unknown wheel %q", w.Pair)
+		default:
+			for _, t := range c.Targets {
+				if other, ok := c.Wheel(w.Pair); ok && w.AppliesTo(t.Name) && !other.AppliesTo(t.Name) {
+					v.errorf(key+".pair", "build both wheels of the pair for the same targets (their `targets`)",
+						"wheel %q is built for target %q, its pair %q is not", w.Name, t.Name, w.Pair)
+				}
+			}
 		}
 	}
 	if strings.ContainsAny(w.Summary, "\r\n") {
@@ -251,10 +328,10 @@ func (v *validator) wheel(key string, w *Wheel, c *Config, wheels, sources, targ
 		v.errorf(key+".include", `add [[wheel.include]] tables, e.g. source = "py", from = "pkg", to = "pkg"`, "wheel %q includes nothing", w.Name)
 	}
 	for i, in := range w.Include {
-		v.include(fmt.Sprintf("%s.include[%d]", key, i), in, c, sources, true)
+		v.include(fmt.Sprintf("%s.include[%d]", key, i), in, w, c, sources, true)
 	}
 	for i, in := range w.Licenses {
-		v.include(fmt.Sprintf("%s.licenses[%d]", key, i), in, c, sources, false)
+		v.include(fmt.Sprintf("%s.licenses[%d]", key, i), in, w, c, sources, false)
 	}
 	for _, group := range []struct {
 		name string
@@ -293,7 +370,7 @@ func (v *validator) entryPoint(key, name, ref string) {
 	}
 }
 
-func (v *validator) include(key string, in Include, c *Config, sources map[string]bool, placed bool) {
+func (v *validator) include(key string, in Include, w *Wheel, c *Config, sources map[string]bool, placed bool) {
 	switch {
 	case in.Source != "" && in.Step != "":
 		v.errorf(key, "take it from a source or from a step's outputs, not both", "both source and step")
@@ -302,10 +379,21 @@ func (v *validator) include(key string, in Include, c *Config, sources map[strin
 	case in.Step != "":
 		found := false
 		for _, s := range c.Build.Steps {
-			if s.Name == in.Step {
-				found = true
-				if len(s.Outputs) == 0 {
-					v.errorf(key+".step", "name a step that declares outputs", "step %q has no outputs", in.Step)
+			if s.Name != in.Step {
+				continue
+			}
+			found = true
+			switch {
+			case len(s.Outputs) == 0:
+				v.errorf(key+".step", "name a step that declares outputs", "step %q has no outputs", in.Step)
+			case in.From != "" && !s.Declares(in.From):
+				v.errorf(key+".from", "name one of its outputs, or a folder holding some: "+strings.Join(s.Outputs, ", "),
+					"step %q declares no output %q", in.Step, in.From)
+			}
+			for _, t := range c.Targets {
+				if w.AppliesTo(t.Name) && !s.AppliesTo(t.Name) {
+					v.errorf(key+".step", "limit the wheel to the step's targets (targets = [...]), or run the step for that target too",
+						"step %q does not run for target %q, which wheel %q is built for", in.Step, t.Name, w.Name)
 				}
 			}
 		}
@@ -322,6 +410,10 @@ func (v *validator) include(key string, in Include, c *Config, sources map[strin
 	}
 	if in.To != "" {
 		v.path(key+".to", in.To)
+		if t := strings.TrimSuffix(in.To, "/"); t != "." && path.Clean(t) != t {
+			v.errorf(key+".to", `write the wheel path plainly: no "./", "//", "/./" or "/.." (a trailing "/" means "into this folder")`,
+				"%q is not a clean path (it would be %q)", in.To, path.Clean(t))
+		}
 		if first, _, _ := strings.Cut(in.To, "/"); strings.HasSuffix(first, ".dist-info") || strings.HasSuffix(first, ".data") {
 			v.errorf(key+".to", "mkrelease writes .dist-info and .data itself; use `data` for the .data schemes", "%q is reserved", in.To)
 		}
@@ -437,6 +529,22 @@ func (v *validator) source(key string, s Source, seen map[string]bool) {
 		}
 		v.unused(key, "commit", s.Commit != "", "archive")
 	}
+	if s.Kind() != SourceArchive || !isURL(s.Archive) {
+		what := string(s.Kind())
+		if s.Kind() == SourceArchive {
+			what = "local archive"
+		}
+		v.unused(key, "max_size", s.MaxSize != 0, what)
+		v.unused(key, "allow_redirect_hosts", len(s.AllowRedirectHosts) > 0, what)
+	}
+	if s.MaxSize < 0 {
+		v.errorf(key+".max_size", "the largest download accepted, in bytes, e.g. max_size = 536_870_912 (512 MiB)", "invalid max_size %d", s.MaxSize)
+	}
+	for i, h := range s.AllowRedirectHosts {
+		if !hostRE.MatchString(h) {
+			v.errorf(fmt.Sprintf("%s.allow_redirect_hosts[%d]", key, i), `a host name in lower case, without scheme, port or path, e.g. "objects.githubusercontent.com"`, "%q is not a host name", h)
+		}
+	}
 	if s.StripComponents < 0 || (s.StripComponents > 0 && s.Kind() != SourceArchive) {
 		v.errorf(key+".strip_components", "strip_components applies to archive sources only and is >= 0", "invalid strip_components %d", s.StripComponents)
 	}
@@ -444,7 +552,11 @@ func (v *validator) source(key string, s Source, seen map[string]bool) {
 
 func (v *validator) unused(key, field string, set bool, kind string) {
 	if set {
-		v.errorf(key+"."+field, "remove it", "%s does not apply to a %s source", field, kind)
+		hint := "remove it"
+		if field == "max_size" || field == "allow_redirect_hosts" {
+			hint = "it applies to archives downloaded from an http(s) URL only; remove it"
+		}
+		v.errorf(key+"."+field, hint, "%s does not apply to a %s source", field, kind)
 	}
 }
 

@@ -5,7 +5,7 @@
 // tell, the file.
 //
 // For every source the lock holds its kind and location, the commit (git)
-// or archive digest, and the h1: tree hash of the pinned tree (see package
+// or archive digest and size, and the h1: tree hash of the pinned tree (see package
 // treehash for the file set). Local sources also list every file with its
 // sha256, so that a changed byte is reported by file name. For every
 // overlay it holds the sha256 of the patch file (or the h1: of an overlay
@@ -13,6 +13,15 @@
 // and every overlay before it. For every toolchain it holds the first line
 // of the toolchain's version output, per target where the toolchain is
 // per-target.
+//
+// The archive size (`size`, in bytes) came with format version 1 as an
+// optional field: a lock written before it reads the same, and a download
+// is then capped by the source's max_size (or the default) instead of the
+// exact size until the next `mkrelease lock` records it.
+//
+// Keys are read exactly as written (case-sensitively, see
+// [config.CheckKeys]), so an edited lock cannot carry a second spelling of
+// a key that the decoder would take for the first.
 //
 // The file is TOML, written deterministically (fixed key order, entries in
 // release.toml order), so a re-lock with nothing changed rewrites the same
@@ -28,6 +37,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/pelletier/go-toml/v2"
 )
@@ -51,12 +61,14 @@ type Lock struct {
 
 // Source is the locked identity of one pinned source.
 type Source struct {
-	Name            string   `toml:"name"`
-	Kind            string   `toml:"kind"`
-	Location        string   `toml:"location"`
-	Commit          string   `toml:"commit,omitempty"`
-	CommitTime      int64    `toml:"commit_time,omitempty"`
-	SHA256          string   `toml:"sha256,omitempty"`
+	Name       string `toml:"name"`
+	Kind       string `toml:"kind"`
+	Location   string `toml:"location"`
+	Commit     string `toml:"commit,omitempty"`
+	CommitTime int64  `toml:"commit_time,omitempty"`
+	SHA256     string `toml:"sha256,omitempty"`
+	// Size is an archive's size in bytes (0: not recorded by an older lock).
+	Size            int64    `toml:"size,omitempty"`
 	StripComponents int      `toml:"strip_components,omitempty"`
 	Tree            string   `toml:"tree"`
 	Files           []string `toml:"files,omitempty"`
@@ -118,6 +130,11 @@ func Read(path string) (*Lock, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read lock: %w", err)
+	}
+	if errs := config.CheckKeys(path, data, &Lock{}); len(errs) > 0 {
+		msg, _, _ := strings.Cut(strings.TrimPrefix(errs[0].Error(), path+":"), "\n")
+		return nil, &Error{File: path, Msg: "malformed lock: " + msg,
+			Hint: "release.lock is written by `mkrelease lock`; do not edit it by hand, re-run the command"}
 	}
 	var l Lock
 	dec := toml.NewDecoder(bytes.NewReader(data))

@@ -82,3 +82,64 @@ func TestDriftErrorNamesEverything(t *testing.T) {
 		t.Errorf("exit %d", e.ExitCode())
 	}
 }
+
+// A lock's keys are read exactly: a second spelling of a key is refused
+// rather than read in place of the first.
+func TestReadRefusesCaseVariants(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "release.lock")
+	if err := sample().Write(path); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	for _, tc := range []struct{ old, new, want string }{
+		{"tree = 'h1:abc='", "tree = 'h1:abc='\nTree = 'h1:forged='", "source[0].Tree: unknown key (keys are case-sensitive)"},
+		{"version = 1", "Version = 1", "Version: unknown key (keys are case-sensitive)"},
+		{"[[overlay]]", "[[Overlay]]", "Overlay: unknown key (keys are case-sensitive)"},
+	} {
+		if !strings.Contains(string(data), tc.old) {
+			t.Fatalf("test bug: %q not in\n%s", tc.old, data)
+		}
+		p := filepath.Join(t.TempDir(), "release.lock")
+		os.WriteFile(p, []byte(strings.Replace(string(data), tc.old, tc.new, 1)), 0o644)
+		_, err := Read(p)
+		var le *Error
+		if !errors.As(err, &le) || le.ExitCode() != 2 || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "re-run the command") {
+			t.Errorf("%s: Read = %v, want %q", tc.new, err, tc.want)
+		}
+	}
+}
+
+// The archive size round-trips, and a lock written before it existed reads
+// as before (size 0: not recorded).
+func TestArchiveSize(t *testing.T) {
+	l := sample()
+	l.Sources = append(l.Sources, Source{Name: "vendor", Kind: "archive", Location: "https://example.invalid/v.tar.gz",
+		SHA256: strings.Repeat("d", 64), Size: 123456, Tree: "h1:xyz="})
+	path := filepath.Join(t.TempDir(), "release.lock")
+	if err := l.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), "\nsize = 123456\n") {
+		t.Errorf("size not written:\n%s", data)
+	}
+	if strings.Count(string(data), "size =") != 1 {
+		t.Errorf("size written for a source without one:\n%s", data)
+	}
+	got, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := got.Source("vendor"); s.Size != 123456 {
+		t.Errorf("size read back as %d", s.Size)
+	}
+	old := filepath.Join(t.TempDir(), "release.lock")
+	os.WriteFile(old, []byte(strings.Replace(string(data), "size = 123456\n", "", 1)), 0o644)
+	got, err = Read(old)
+	if err != nil {
+		t.Fatalf("a lock without sizes: %v", err)
+	}
+	if s, _ := got.Source("vendor"); s.Size != 0 {
+		t.Errorf("size = %d, want 0 (not recorded)", s.Size)
+	}
+}

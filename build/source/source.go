@@ -4,6 +4,17 @@
 // cached by URL and by digest; every archive is checked against its sha256
 // before it is opened and extracted through package extract, which refuses
 // unsafe entries.
+//
+// Downloading an archive URL is bounded: connecting (TCP and TLS) by
+// [Fetcher.ConnectTimeout], every wait for the server (the response
+// headers, then each read of the body) by [Fetcher.IdleTimeout], and the
+// size by what release.lock records for the archive or, before it records
+// one, by the source's max_size (default [config.DefaultMaxArchiveSize]):
+// a download is stopped as soon as it passes the bound, and a
+// Content-Length above it is refused before the body is read. A redirect
+// is followed only to the URL's own host or to a host the source lists in
+// allow_redirect_hosts, and never from https to http. The bytes hashed are
+// the bytes served: no transparent decompression.
 package source
 
 import (
@@ -12,15 +23,19 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
@@ -37,9 +52,29 @@ type Fetcher struct {
 	// CacheDir holds git/ (bare repositories by URL) and downloads/ (archives
 	// by sha256).
 	CacheDir string
-	// HTTP fetches archive URLs (default http.DefaultClient).
-	HTTP   *http.Client
-	Logger *slog.Logger
+	// ConnectTimeout bounds connecting to an archive's server, TLS
+	// handshake included (default DefaultConnectTimeout).
+	ConnectTimeout time.Duration
+	// IdleTimeout bounds each wait for an archive's server: for the
+	// response headers, and for every read of the body (default
+	// DefaultIdleTimeout). A download that keeps bringing data is not
+	// limited in time.
+	IdleTimeout time.Duration
+	Logger      *slog.Logger
+}
+
+// Default download timeouts.
+const (
+	DefaultConnectTimeout = 30 * time.Second
+	DefaultIdleTimeout    = 60 * time.Second
+)
+
+// Expected is what release.lock already records about a source, enforced
+// while the source is fetched. The zero value expects nothing.
+type Expected struct {
+	// ArchiveSize is the archive's size in bytes (0: not recorded). A
+	// download that grows past it is stopped.
+	ArchiveSize int64
 }
 
 // Facts are what materialising a source learned about it.
@@ -47,8 +82,10 @@ type Facts struct {
 	// Commit and CommitTime (seconds) for a git source.
 	Commit     string
 	CommitTime int64
-	// ArchiveSHA256 for an archive source (verified).
+	// ArchiveSHA256 and ArchiveSize (bytes) for an archive source
+	// (verified).
 	ArchiveSHA256 string
+	ArchiveSize   int64
 }
 
 // Error is a source that cannot be materialised as pinned. It maps to exit
@@ -85,8 +122,10 @@ func (f *Fetcher) logger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// Materialize writes the pinned tree of s into dst, which must not exist.
-func (f *Fetcher) Materialize(ctx context.Context, s config.Source, dst string) (Facts, error) {
+// Materialize writes the pinned tree of s into dst, which must not exist;
+// its parent is created when missing. want is what release.lock records
+// about s.
+func (f *Fetcher) Materialize(ctx context.Context, s config.Source, dst string, want Expected) (Facts, error) {
 	switch s.Kind() {
 	case config.SourceLocal:
 		dir := filepath.Join(f.ProjectDir, filepath.FromSlash(s.Local))
@@ -100,7 +139,7 @@ func (f *Fetcher) Materialize(ctx context.Context, s config.Source, dst string) 
 	case config.SourceGit:
 		return f.git(ctx, s, dst)
 	default:
-		return f.archive(ctx, s, dst)
+		return f.archive(ctx, s, dst, want)
 	}
 }
 
@@ -315,17 +354,18 @@ func writeFile(name string, r io.Reader, mode os.FileMode) error {
 
 // --- archives ---
 
-func (f *Fetcher) archive(ctx context.Context, s config.Source, dst string) (Facts, error) {
+func (f *Fetcher) archive(ctx context.Context, s config.Source, dst string, want Expected) (Facts, error) {
 	var path string
+	var size int64
 	if strings.Contains(s.Archive, "://") {
-		p, err := f.download(ctx, s)
+		p, n, err := f.download(ctx, s, want)
 		if err != nil {
 			return Facts{}, err
 		}
-		path = p
+		path, size = p, n
 	} else {
 		path = filepath.Join(f.ProjectDir, filepath.FromSlash(s.Archive))
-		got, err := fileSHA256(path)
+		got, n, err := fileSHA256(path)
 		if err != nil {
 			return Facts{}, &Error{Source: s.Name, Msg: "read archive " + s.Archive, Err: err, Hint: "fix `archive` in release.toml"}
 		}
@@ -333,75 +373,220 @@ func (f *Fetcher) archive(ctx context.Context, s config.Source, dst string) (Fac
 			return Facts{}, &Error{Source: s.Name, Msg: fmt.Sprintf("archive %s has sha256 %s, release.toml pins %s", s.Archive, got, s.SHA256),
 				Hint: "the archive changed: obtain the pinned one again, or after review update sha256 in release.toml and run `mkrelease lock`"}
 		}
+		size = n
+	}
+	// Extraction creates dst beside a temporary folder in its parent, which
+	// must exist: when an archive is the first source nothing else has
+	// created it yet.
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return Facts{}, &Error{Source: s.Name, Msg: "create the workspace folder", Err: err}
 	}
 	if _, err := extract.ExtractFile(ctx, path, dst, extract.Options{StripComponents: s.StripComponents}); err != nil {
 		return Facts{}, &Error{Source: s.Name, Msg: "extract " + s.Archive, Err: err}
 	}
-	return Facts{ArchiveSHA256: s.SHA256}, nil
+	return Facts{ArchiveSHA256: s.SHA256, ArchiveSize: size}, nil
 }
 
-// download returns the cached archive for s, fetching and verifying it
-// when absent. The cache is keyed by the pinned digest, and a cached file is
-// re-hashed before use so a damaged entry is fetched again.
-func (f *Fetcher) download(ctx context.Context, s config.Source) (string, error) {
+// sizeLimit is the most bytes a download of s may bring, and what sets it.
+func sizeLimit(s config.Source, want Expected) (int64, string) {
+	limit, why := int64(config.DefaultMaxArchiveSize), "the default download cap (set max_size to change it)"
+	if s.MaxSize > 0 {
+		limit, why = s.MaxSize, "max_size"
+	}
+	if want.ArchiveSize > 0 && want.ArchiveSize <= limit {
+		limit, why = want.ArchiveSize, "the size release.lock records for it"
+	}
+	return limit, why
+}
+
+// download returns the cached archive for s and its size, fetching and
+// verifying it when absent. The cache is keyed by the pinned digest, and a
+// cached file is re-hashed before use so a damaged entry is fetched again.
+func (f *Fetcher) download(ctx context.Context, s config.Source, want Expected) (string, int64, error) {
 	dir := filepath.Join(f.CacheDir, "downloads")
 	path := filepath.Join(dir, s.SHA256)
-	if got, err := fileSHA256(path); err == nil {
+	if got, n, err := fileSHA256(path); err == nil {
 		if got == s.SHA256 {
-			return path, nil
+			return path, n, nil
 		}
 		f.logger().Warn("cached download is damaged; fetching again", "source", s.Name, "file", path)
 		os.Remove(path)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", &Error{Source: s.Name, Msg: "create download cache", Err: err}
+		return "", 0, &Error{Source: s.Name, Msg: "create download cache", Err: err}
 	}
 	f.logger().Info("downloading archive", "source", s.Name, "url", s.Archive)
-	client := f.HTTP
-	if client == nil {
-		client = http.DefaultClient
+	limit, why := sizeLimit(s, want)
+	idle := orDefault(f.IdleTimeout, DefaultIdleTimeout)
+	fail := func(msg string, err error, hint string) (string, int64, error) {
+		return "", 0, &Error{Source: s.Name, Msg: "download " + s.Archive + ": " + msg, Err: err, Hint: hint}
 	}
+	retry := "check the server and the network, then retry; once fetched the archive is served from the cache"
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.Archive, nil)
 	if err != nil {
-		return "", &Error{Source: s.Name, Msg: "download " + s.Archive, Err: err}
+		return fail("invalid URL", err, "fix `archive` in release.toml")
 	}
-	resp, err := client.Do(req)
+	resp, err := f.client(s).Do(req)
 	if err != nil {
-		return "", &Error{Source: s.Name, Msg: "download " + s.Archive, Err: err, Hint: "check the URL and the network; once fetched the archive is served from the cache"}
+		var redir *redirectError
+		var ne net.Error
+		var op *net.OpError
+		switch {
+		case errors.As(err, &redir):
+			return fail(redir.Error(), nil, redir.hint(s.Name))
+		case errors.As(err, &op) && op.Op == "dial" && op.Timeout():
+			return fail(fmt.Sprintf("could not connect within %s", orDefault(f.ConnectTimeout, DefaultConnectTimeout)), nil, retry)
+		case errors.As(err, &ne) && ne.Timeout():
+			return fail(fmt.Sprintf("no response within %s (idle timeout)", idle), nil, retry)
+		}
+		return fail("request failed", err, "check the URL and the network; once fetched the archive is served from the cache")
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return "", &Error{Source: s.Name, Msg: fmt.Sprintf("download %s: HTTP %s", s.Archive, resp.Status), Hint: "check the URL"}
+		return fail("HTTP "+resp.Status, nil, "check the URL")
+	}
+	if resp.ContentLength > limit {
+		return fail(fmt.Sprintf("the server announces %d bytes, more than the %d allowed by %s", resp.ContentLength, limit, why), nil, sizeHint(why))
 	}
 	out, err := atomicfile.Create(path, 0o644)
 	if err != nil {
-		return "", &Error{Source: s.Name, Msg: "download", Err: err}
+		return fail("create cache file", err, "")
 	}
+	// The idle watchdog: every read that brings data pushes it back.
+	errIdle := errors.New("idle timeout")
+	watchdog := time.AfterFunc(idle, func() { cancel(errIdle) })
+	defer watchdog.Stop()
+	body := &idleReader{r: resp.Body, timer: watchdog, idle: idle}
 	h := sha256.New()
-	if _, err := io.Copy(io.MultiWriter(out, h), resp.Body); err != nil {
+	n, err := io.Copy(io.MultiWriter(out, h), io.LimitReader(body, limit+1))
+	switch {
+	case err != nil && errors.Is(context.Cause(ctx), errIdle):
 		out.Abort()
-		return "", &Error{Source: s.Name, Msg: "download " + s.Archive, Err: err}
+		return fail(fmt.Sprintf("the server sent nothing for %s (idle timeout) after %d bytes", idle, n), nil, retry)
+	case err != nil:
+		out.Abort()
+		return fail("read", err, retry)
+	case n > limit:
+		out.Abort()
+		return fail(fmt.Sprintf("more than the %d bytes allowed by %s: stopped after %d bytes", limit, why, n), nil, sizeHint(why))
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != s.SHA256 {
 		out.Abort()
-		return "", &Error{Source: s.Name, Msg: fmt.Sprintf("downloaded %s has sha256 %s, release.toml pins %s", s.Archive, got, s.SHA256),
+		return "", 0, &Error{Source: s.Name, Msg: fmt.Sprintf("downloaded %s has sha256 %s, release.toml pins %s", s.Archive, got, s.SHA256),
 			Hint: "the file at that URL changed or was tampered with: do not re-pin without finding out why"}
 	}
 	if err := out.Commit(); err != nil {
-		return "", &Error{Source: s.Name, Msg: "download", Err: err}
+		return fail("store in the cache", err, "")
 	}
-	return path, nil
+	return path, n, nil
 }
 
-func fileSHA256(path string) (string, error) {
+func sizeHint(why string) string {
+	if strings.HasPrefix(why, "the size release.lock") {
+		return "the file at that URL is not the archive that was locked: find out why before re-locking"
+	}
+	return "if the archive really is that large, raise max_size (in bytes) of this [[source]] in release.toml"
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// client is the HTTP client of one source's download: bounded connect and
+// header waits, no transparent decompression, and the redirect policy of
+// the source.
+func (f *Fetcher) client(s config.Source) *http.Client {
+	connect := orDefault(f.ConnectTimeout, DefaultConnectTimeout)
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   connect,
+		ResponseHeaderTimeout: orDefault(f.IdleTimeout, DefaultIdleTimeout),
+		DisableCompression:    true, // hash the bytes served, not a decoding of them
+		ForceAttemptHTTP2:     true,
+	}
+	return &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		return checkRedirect(s, req.URL, via)
+	}}
+}
+
+// maxRedirects bounds a redirect chain.
+const maxRedirects = 10
+
+// checkRedirect allows a redirect to the original URL's host or to a host
+// the source allows, never from https to http.
+func checkRedirect(s config.Source, to *url.URL, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return &redirectError{to: to, msg: fmt.Sprintf("stopped after %d redirects", len(via))}
+	}
+	prev := via[len(via)-1].URL
+	if prev.Scheme == "https" && to.Scheme != "https" {
+		return &redirectError{to: to, downgrade: true, msg: "redirected from https to " + to.Scheme + " (" + to.Redacted() + ")"}
+	}
+	host := strings.ToLower(to.Hostname())
+	if host == strings.ToLower(via[0].URL.Hostname()) {
+		return nil
+	}
+	for _, h := range s.AllowRedirectHosts {
+		if host == h {
+			return nil
+		}
+	}
+	return &redirectError{to: to, host: host, msg: fmt.Sprintf("redirected to %s, on host %s, which release.toml does not allow", to.Redacted(), host)}
+}
+
+// redirectError is a redirect the policy refuses.
+type redirectError struct {
+	to        *url.URL
+	host      string // set for a host not allowed
+	downgrade bool
+	msg       string
+}
+
+func (e *redirectError) Error() string { return e.msg }
+
+func (e *redirectError) hint(source string) string {
+	switch {
+	case e.downgrade:
+		return "a redirect to plain http is never followed: use an https URL that serves the archive directly"
+	case e.host != "":
+		return fmt.Sprintf("if %s is trusted to serve this archive, add allow_redirect_hosts = [%q] to the [[source]] named %q; or set archive to the final URL", e.host, e.host, source)
+	}
+	return "set archive to the final URL"
+}
+
+// idleReader pushes its timer back by idle on every read that brings data.
+type idleReader struct {
+	r     io.Reader
+	timer *time.Timer
+	idle  time.Duration
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if n > 0 {
+		r.timer.Reset(r.idle)
+	}
+	return n, err
+}
+
+// fileSHA256 returns the hex sha256 and the size of a file.
+func fileSHA256(path string) (string, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", 0, err
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), n, nil
 }

@@ -8,14 +8,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/internal/treehash"
@@ -50,7 +54,7 @@ func TestGitSourceAtCommit(t *testing.T) {
 	f := &Fetcher{ProjectDir: t.TempDir(), CacheDir: t.TempDir()}
 	s := config.Source{Name: "up", Git: "file://" + repo, Commit: v1}
 	dst := filepath.Join(t.TempDir(), "ws")
-	facts, err := f.Materialize(context.Background(), s, dst)
+	facts, err := f.Materialize(context.Background(), s, dst, Expected{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +71,7 @@ func TestGitSourceAtCommit(t *testing.T) {
 	// The second time is served from the cache, even with the origin gone.
 	os.RemoveAll(repo)
 	dst2 := filepath.Join(t.TempDir(), "ws")
-	if _, err := f.Materialize(context.Background(), s, dst2); err != nil {
+	if _, err := f.Materialize(context.Background(), s, dst2, Expected{}); err != nil {
 		t.Fatalf("from cache: %v", err)
 	}
 	a, _ := treehash.Hash(context.Background(), dst)
@@ -77,7 +81,7 @@ func TestGitSourceAtCommit(t *testing.T) {
 	}
 	// A commit the repository does not have is refused by name.
 	s.Commit = strings.Repeat("0", 40)
-	_, err = f.Materialize(context.Background(), s, filepath.Join(t.TempDir(), "ws"))
+	_, err = f.Materialize(context.Background(), s, filepath.Join(t.TempDir(), "ws"), Expected{})
 	var se *Error
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "source up") {
 		t.Errorf("missing commit: %v", err)
@@ -92,7 +96,7 @@ func TestGitSourceRefusesSymlinksAndSubmodules(t *testing.T) {
 	git(t, repo, "add", "-A")
 	git(t, repo, "commit", "-q", "-m", "link")
 	f := &Fetcher{ProjectDir: t.TempDir(), CacheDir: t.TempDir()}
-	_, err := f.Materialize(context.Background(), config.Source{Name: "up", Git: "file://" + repo, Commit: git(t, repo, "rev-parse", "HEAD")}, filepath.Join(t.TempDir(), "ws"))
+	_, err := f.Materialize(context.Background(), config.Source{Name: "up", Git: "file://" + repo, Commit: git(t, repo, "rev-parse", "HEAD")}, filepath.Join(t.TempDir(), "ws"), Expected{})
 	if err == nil || !strings.Contains(err.Error(), "link: symbolic link") {
 		t.Errorf("symlink in git tree: %v", err)
 	}
@@ -138,7 +142,7 @@ func TestArchiveSourceFromPathAndURL(t *testing.T) {
 	f := &Fetcher{ProjectDir: project, CacheDir: t.TempDir()}
 	for _, loc := range []string{"up.tar.gz", srv.URL + "/up.tar.gz"} {
 		dst := filepath.Join(t.TempDir(), "ws")
-		facts, err := f.Materialize(context.Background(), config.Source{Name: "up", Archive: loc, SHA256: sha(data), StripComponents: 1}, dst)
+		facts, err := f.Materialize(context.Background(), config.Source{Name: "up", Archive: loc, SHA256: sha(data), StripComponents: 1}, dst, Expected{})
 		if err != nil {
 			t.Fatalf("%s: %v", loc, err)
 		}
@@ -151,7 +155,7 @@ func TestArchiveSourceFromPathAndURL(t *testing.T) {
 	}
 	// Downloads are cached by digest.
 	before := hits.Load()
-	if _, err := f.Materialize(context.Background(), config.Source{Name: "up", Archive: srv.URL + "/up.tar.gz", SHA256: sha(data), StripComponents: 1}, filepath.Join(t.TempDir(), "ws")); err != nil {
+	if _, err := f.Materialize(context.Background(), config.Source{Name: "up", Archive: srv.URL + "/up.tar.gz", SHA256: sha(data), StripComponents: 1}, filepath.Join(t.TempDir(), "ws"), Expected{}); err != nil {
 		t.Fatal(err)
 	}
 	if hits.Load() != before {
@@ -168,7 +172,7 @@ func TestArchiveSourceFromPathAndURL(t *testing.T) {
 			// the good archive cached above would (rightly) be served.
 			f := &Fetcher{ProjectDir: project, CacheDir: t.TempDir()}
 			dst := filepath.Join(t.TempDir(), "ws")
-			_, err := f.Materialize(context.Background(), s, dst)
+			_, err := f.Materialize(context.Background(), s, dst, Expected{})
 			var se *Error
 			if !errors.As(err, &se) || se.ExitCode() != 1 || !strings.Contains(err.Error(), "source up") {
 				t.Errorf("Materialize = %v, want a source error", err)
@@ -189,11 +193,218 @@ func TestArchiveSourceRefusesUnsafeEntries(t *testing.T) {
 	os.WriteFile(filepath.Join(project, "up.tar.gz"), data, 0o644)
 	f := &Fetcher{ProjectDir: project, CacheDir: t.TempDir()}
 	root := t.TempDir()
-	_, err := f.Materialize(context.Background(), config.Source{Name: "up", Archive: "up.tar.gz", SHA256: sha(data)}, filepath.Join(root, "ws"))
+	_, err := f.Materialize(context.Background(), config.Source{Name: "up", Archive: "up.tar.gz", SHA256: sha(data)}, filepath.Join(root, "ws"), Expected{})
 	if err == nil || !strings.Contains(err.Error(), "../evil.go") {
 		t.Errorf("unsafe archive: %v", err)
 	}
 	if entries, _ := os.ReadDir(root); len(entries) != 0 {
 		t.Errorf("left %v", entries)
+	}
+}
+
+// Every kind of source can be materialised into a folder whose parent does
+// not exist yet (an archive as the first [[source]] failed so: nothing had
+// created the workspace folder).
+func TestMaterializeCreatesParent(t *testing.T) {
+	project := t.TempDir()
+	os.MkdirAll(filepath.Join(project, "src"), 0o755)
+	os.WriteFile(filepath.Join(project, "src", "a.txt"), []byte("local\n"), 0o644)
+	data := tarGz(t, map[string]string{"top/a.txt": "archived\n"})
+	os.WriteFile(filepath.Join(project, "up.tar.gz"), data, 0o644)
+	repo := t.TempDir()
+	git(t, repo, "init", "-q")
+	os.WriteFile(filepath.Join(repo, "a.txt"), []byte("git\n"), 0o644)
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-q", "-m", "v1")
+	for _, tc := range []struct {
+		kind string
+		s    config.Source
+		want string
+	}{
+		{"local", config.Source{Name: "l", Local: "src"}, "local\n"},
+		{"git", config.Source{Name: "g", Git: "file://" + repo, Commit: git(t, repo, "rev-parse", "HEAD")}, "git\n"},
+		{"archive", config.Source{Name: "a", Archive: "up.tar.gz", SHA256: sha(data), StripComponents: 1}, "archived\n"},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			f := &Fetcher{ProjectDir: project, CacheDir: t.TempDir()}
+			dst := filepath.Join(t.TempDir(), "scratch", "src", tc.s.Name)
+			facts, err := f.Materialize(context.Background(), tc.s, dst, Expected{})
+			if err != nil {
+				t.Fatalf("Materialize into a missing parent: %v", err)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dst, "a.txt")); string(b) != tc.want {
+				t.Errorf("a.txt = %q, want %q", b, tc.want)
+			}
+			if tc.kind == "archive" && facts.ArchiveSize != int64(len(data)) {
+				t.Errorf("ArchiveSize = %d, want %d", facts.ArchiveSize, len(data))
+			}
+		})
+	}
+}
+
+// stall blocks until the client goes away (or the test ends).
+func stall(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-time.After(10 * time.Second):
+	}
+}
+
+// endless writes zeros until the client goes away, counting what it wrote.
+func endless(w http.ResponseWriter, r *http.Request, sent *atomic.Int64) {
+	buf := make([]byte, 4096)
+	for r.Context().Err() == nil {
+		n, err := w.Write(buf)
+		sent.Add(int64(n))
+		if err != nil {
+			return
+		}
+		w.(http.Flusher).Flush()
+	}
+}
+
+func TestDownloadBounds(t *testing.T) {
+	data := tarGz(t, map[string]string{"top/a.txt": "archived\n"})
+	var sent atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("/up.tar.gz", func(w http.ResponseWriter, r *http.Request) { w.Write(data) })
+	mux.HandleFunc("/moved.tar.gz", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/up.tar.gz", http.StatusFound)
+	})
+	mux.HandleFunc("/slow-headers", func(w http.ResponseWriter, r *http.Request) { stall(r) })
+	mux.HandleFunc("/slow-body", func(w http.ResponseWriter, r *http.Request) {
+		w.Write(data[:10])
+		w.(http.Flusher).Flush()
+		stall(r)
+	})
+	mux.HandleFunc("/endless", func(w http.ResponseWriter, r *http.Request) { endless(w, r, &sent) })
+	mux.HandleFunc("/announced", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "1000000000")
+		endless(w, r, &sent)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	// Another host name for the same server: a redirect there is a redirect
+	// to another host.
+	other := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	mux.HandleFunc("/elsewhere.tar.gz", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other+"/up.tar.gz", http.StatusFound)
+	})
+
+	src := func(p string) config.Source {
+		return config.Source{Name: "vendor", Archive: srv.URL + p, SHA256: sha(data), StripComponents: 1}
+	}
+	withMax := func(s config.Source, n int64) config.Source { s.MaxSize = n; return s }
+	withHosts := func(s config.Source, h ...string) config.Source { s.AllowRedirectHosts = h; return s }
+	for _, tc := range []struct {
+		name string
+		s    config.Source
+		want Expected
+		err  string // "" for success
+		hint string
+	}{
+		{"plain", src("/up.tar.gz"), Expected{}, "", ""},
+		{"locked size matches", src("/up.tar.gz"), Expected{ArchiveSize: int64(len(data))}, "", ""},
+		{"same-host redirect", src("/moved.tar.gz"), Expected{}, "", ""},
+		{"cross-host redirect", src("/elsewhere.tar.gz"), Expected{},
+			"source vendor: download " + srv.URL + "/elsewhere.tar.gz: redirected to " + other + "/up.tar.gz, on host localhost, which release.toml does not allow",
+			`add allow_redirect_hosts = ["localhost"] to the [[source]] named "vendor"`},
+		{"cross-host redirect allowed", withHosts(src("/elsewhere.tar.gz"), "localhost"), Expected{}, "", ""},
+		{"no response", src("/slow-headers"), Expected{}, "/slow-headers: no response within 300ms (idle timeout)", "retry"},
+		{"stalled body", src("/slow-body"), Expected{}, "/slow-body: the server sent nothing for 300ms (idle timeout) after 10 bytes", "retry"},
+		{"over max_size", withMax(src("/endless"), 100000), Expected{},
+			"/endless: more than the 100000 bytes allowed by max_size: stopped after 100001 bytes", "raise max_size"},
+		{"over the locked size", src("/endless"), Expected{ArchiveSize: 5000},
+			"/endless: more than the 5000 bytes allowed by the size release.lock records for it: stopped after 5001 bytes", "not the archive that was locked"},
+		{"locked size above max_size", withMax(src("/endless"), 3000), Expected{ArchiveSize: 5000},
+			"/endless: more than the 3000 bytes allowed by max_size", "raise max_size"},
+		{"announced too large", withMax(src("/announced"), 100000), Expected{},
+			"/announced: the server announces 1000000000 bytes, more than the 100000 allowed by max_size", "raise max_size"},
+		{"small archive over its locked size", src("/up.tar.gz"), Expected{ArchiveSize: int64(len(data)) - 1},
+			fmt.Sprintf("/up.tar.gz: the server announces %d bytes, more than the %d allowed by the size release.lock records for it", len(data), len(data)-1), "not the archive that was locked"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sent.Store(0)
+			f := &Fetcher{CacheDir: t.TempDir(), IdleTimeout: 300 * time.Millisecond, ConnectTimeout: time.Second}
+			ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+			defer cancel()
+			dst := filepath.Join(t.TempDir(), "ws")
+			facts, err := f.Materialize(ctx, tc.s, dst, tc.want)
+			if tc.err == "" {
+				if err != nil {
+					t.Fatalf("Materialize: %v", err)
+				}
+				if facts.ArchiveSize != int64(len(data)) {
+					t.Errorf("ArchiveSize = %d, want %d", facts.ArchiveSize, len(data))
+				}
+				return
+			}
+			var se *Error
+			if !errors.As(err, &se) || se.ExitCode() != 1 {
+				t.Fatalf("Materialize = %v, want a source error", err)
+			}
+			if !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), "source vendor: download ") {
+				t.Errorf("error = %q\nwant it to contain %q", err, tc.err)
+			}
+			if !strings.Contains(se.Hint, tc.hint) {
+				t.Errorf("hint = %q, want it to contain %q", se.Hint, tc.hint)
+			}
+			if ctx.Err() != nil {
+				t.Errorf("refused only when the test's own deadline passed")
+			}
+			if n := sent.Load(); n > 4<<20 {
+				t.Errorf("the server sent %d bytes before the download was stopped", n)
+			}
+			if _, err := os.Stat(dst); err == nil {
+				t.Errorf("workspace left behind")
+			}
+			if entries, _ := os.ReadDir(filepath.Join(f.CacheDir, "downloads")); len(entries) != 0 {
+				t.Errorf("a refused download left %v in the cache", entries)
+			}
+		})
+	}
+}
+
+func TestCheckRedirect(t *testing.T) {
+	u := func(s string) *url.URL {
+		p, err := url.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	via := func(urls ...string) []*http.Request {
+		var out []*http.Request
+		for _, s := range urls {
+			out = append(out, &http.Request{URL: u(s)})
+		}
+		return out
+	}
+	s := config.Source{Name: "v", AllowRedirectHosts: []string{"cdn.example"}}
+	long := make([]string, maxRedirects)
+	for i := range long {
+		long[i] = "https://a.example/" + strconv.Itoa(i)
+	}
+	for _, tc := range []struct {
+		to   string
+		via  []*http.Request
+		want string // "" when allowed
+	}{
+		{"https://a.example/y", via("https://a.example/x"), ""},
+		{"https://A.Example:8443/y", via("https://a.example/x"), ""},
+		{"https://cdn.example/y", via("https://a.example/x"), ""},
+		{"https://evil.example/y", via("https://a.example/x"), "on host evil.example, which release.toml does not allow"},
+		{"https://evil.example/y", via("https://a.example/x", "https://cdn.example/y"), "on host evil.example"},
+		{"http://a.example/y", via("https://a.example/x"), "redirected from https to http"},
+		{"http://cdn.example/y", via("http://a.example/x"), ""},
+		{"https://a.example/z", via(long...), "stopped after 10 redirects"},
+	} {
+		err := checkRedirect(s, u(tc.to), tc.via)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("redirect to %s: %v, want it followed", tc.to, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("redirect to %s: %v, want %q", tc.to, err, tc.want)
+		}
 	}
 }

@@ -26,10 +26,14 @@ func NewCmdCheck(f *Factory, g *globalOptions, runF func(*CheckOptions) error) *
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Validate release.toml and release.lock against the sources, overlays and toolchains",
-		Long: `Check loads release.toml strictly (unknown keys, wrong types, invalid versions and
-names are errors with file:line:col), then verifies that release.lock matches the
-pinned sources, the overlays and the toolchains found on this machine. It writes
-nothing but its caches.`,
+		Long: `Check loads release.toml strictly (an unknown or wrongly cased key, a wrong type, an
+invalid version or name, a control or bidi character in a value: errors with
+file:line:col), then verifies that release.lock matches the pinned sources, the
+overlays and the toolchains found on this machine, and checks everything else a
+build reads: the readme, the changelog's section for this version, the dependency
+lock, the signing and trusted keys, every wheel include and step folder in the
+prepared sources. A release that passes check does not fail build on its
+configuration. It writes nothing but its caches.`,
 		Example: `  mkrelease check
   mkrelease check --config other/release.toml --json`,
 		Args: noArgs,

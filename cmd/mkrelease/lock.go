@@ -67,7 +67,7 @@ func lockRun(ctx context.Context, o *LockOptions) error {
 	log := g.logger(o.Factory)
 	p, err := build.Prepare(ctx, build.PrepareOptions{
 		Config: cfg, Fetcher: &source.Fetcher{ProjectDir: cfg.Dir, CacheDir: cache, Logger: log},
-		Scratch: scratch, Logger: log,
+		Scratch: scratch, Logger: log, LockOnly: true,
 	})
 	if err != nil {
 		return err
@@ -113,6 +113,8 @@ func lockChanges(old, cur *lock.Lock) []string {
 			changes = append(changes, fmt.Sprintf("source %s: added (%s)", s.Name, s.Tree))
 		case ls.Tree != s.Tree || ls.Location != s.Location || ls.Commit != s.Commit || ls.SHA256 != s.SHA256:
 			changes = append(changes, fmt.Sprintf("source %s: %s -> %s", s.Name, ls.Tree, s.Tree))
+		case ls.Size != s.Size:
+			changes = append(changes, fmt.Sprintf("source %s: archive size %d bytes recorded", s.Name, s.Size))
 		}
 	}
 	for _, s := range old.Sources {
