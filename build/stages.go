@@ -17,6 +17,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/source"
 	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/internal/treehash"
 	"github.com/mkrelease/mkrelease/release"
 )
 
@@ -45,8 +46,12 @@ func (s SourcesStage) Run(ctx context.Context, r *release.Release) error {
 
 // CompileStage runs every build step for every selected target through the
 // action cache and puts the outputs in BinDir/<target>/ of the staging
-// folder.
-type CompileStage struct{}
+// folder. Each step runs in the executor's sandbox, on a private copy of
+// its source's workspace, so no step can change what a later step builds.
+type CompileStage struct {
+	// Sandbox configures the executor (the bubblewrap binary).
+	Sandbox executor.Options
+}
 
 // BinDir is the folder of the output tree holding build outputs by target.
 const BinDir = "build"
@@ -55,12 +60,15 @@ const BinDir = "build"
 func (CompileStage) String() string { return "compile" }
 
 // Run builds.
-func (CompileStage) Run(ctx context.Context, r *release.Release) error {
-	exe := executor.New(ctx)
-	iso := exe.Isolation()
-	r.NetworkIsolated, r.IsolationNote = iso.Network, iso.Reason
-	if !iso.Network {
-		r.Logger.Warn("build steps are NOT isolated from the network", "reason", iso.Reason)
+func (s CompileStage) Run(ctx context.Context, r *release.Release) error {
+	exe := executor.New(ctx, s.Sandbox)
+	sb := exe.Sandbox()
+	r.Sandbox = sb
+	if sb.Isolated {
+		r.Logger.Info("build steps are sandboxed", "sandbox", sb.Name, "namespaces", strings.Join(sb.Namespaces, ","))
+	} else {
+		r.Logger.Warn("build steps are NOT SANDBOXED: a step can read and change what the user running mkrelease can; the provenance and manifest.json record it, and the release policies refuse the release unless [build] allow_unsandboxed = true",
+			"network_isolated", sb.Network, "reason", sb.Reason)
 	}
 	cache := &actioncache.Cache{Dir: r.CacheDir}
 	for _, t := range r.Targets {
@@ -80,6 +88,10 @@ func (CompileStage) Run(ctx context.Context, r *release.Release) error {
 
 // Action composes the action of step for target t.
 func Action(r *release.Release, t config.Target, step config.Step) executor.Action {
+	// Each step has a Go build cache of its own: a cache a step writes is
+	// never read by another step, so no step can plant a compiled package
+	// in what a later one links.
+	gocache := filepath.Join(r.CacheDir, "go-build", t.Name, step.Name)
 	extra := map[string]string{}
 	for k, v := range t.Env {
 		extra[k] = v
@@ -92,7 +104,7 @@ func Action(r *release.Release, t config.Target, step config.Step) executor.Acti
 	extra["MKRELEASE_VERSION"] = r.Config.Project.Version
 	env := executor.Environment(executor.EnvOptions{
 		Epoch:   r.Epoch,
-		GoCache: filepath.Join(r.CacheDir, "go-build"),
+		GoCache: gocache,
 		PassEnv: r.Config.Build.PassEnv,
 		Extra:   extra,
 		Uses:    step.Uses,
@@ -114,9 +126,16 @@ func Action(r *release.Release, t config.Target, step config.Step) executor.Acti
 			inputs["toolchain:"+tc.Key()] = tc.Version
 		}
 	}
+	var tools []string
+	for _, tc := range r.Config.Toolchains {
+		if len(tc.Command) > 0 {
+			tools = append(tools, executor.Expand(tc.Command[0], env))
+		}
+	}
 	return executor.Action{
 		Step: step.Name, Target: t.Name, Argv: step.Run, Env: env, Dir: step.Dir,
 		Outputs: step.Outputs, Inputs: inputs, Timeout: step.Timeout.Duration,
+		Tools: tools, Caches: []string{gocache}, Isolation: r.Sandbox.Level(),
 	}
 }
 
@@ -130,7 +149,7 @@ func runStep(ctx context.Context, r *release.Release, exe *executor.Executor, ca
 	}
 	log := r.Logger.With("step", step.Name, "target", t.Name)
 	if !r.NoCache {
-		e, err := cache.Restore(key, dst)
+		e, err := cache.Restore(key, step.Name, t.Name, step.Outputs, dst)
 		var corrupt *actioncache.CorruptError
 		switch {
 		case err == nil:
@@ -142,19 +161,24 @@ func runStep(ctx context.Context, r *release.Release, exe *executor.Executor, ca
 			log.Warn("discarded a damaged cache entry; running the action again", "key", key[:12], "problem", corrupt.Reason)
 			rec.Rebuilt = true
 		case !errors.Is(err, actioncache.ErrMiss):
-			return rec, err
+			return rec, fmt.Errorf("step %s [%s]: %w", step.Name, t.Name, err) // e.g. *actioncache.WriteError: the entry is kept
 		}
 	}
 	run := filepath.Join(r.Scratch, "actions", key[:16])
-	paths := executor.Paths{Workspace: r.Workspaces[step.Source], Out: filepath.Join(run, "out"), Scratch: filepath.Join(run, "scratch"),
+	paths := executor.Paths{Workspace: filepath.Join(run, "src"), Out: filepath.Join(run, "out"), Scratch: filepath.Join(run, "scratch"),
 		Sources: map[string]string{}}
 	for _, u := range step.Uses {
-		paths.Sources[u] = r.Workspaces[u]
+		paths.Sources[u] = r.Workspaces[u] // read-only in the sandbox
 	}
+	defer os.RemoveAll(run)
 	if err := os.MkdirAll(paths.Out, 0o755); err != nil {
 		return rec, err
 	}
-	defer os.RemoveAll(run)
+	// The step's own copy of the prepared source: what it changes there dies
+	// with it.
+	if err := treehash.Copy(ctx, r.Workspaces[step.Source], paths.Workspace); err != nil {
+		return rec, fmt.Errorf("step %s [%s]: copy the workspace of source %s: %w", step.Name, t.Name, step.Source, err)
+	}
 	log.Info("action running", "key", key[:12])
 	res, err := exe.Run(ctx, a, paths)
 	rec.Duration, rec.Seconds = res.Duration, res.Duration.Round(time.Millisecond).Seconds()
@@ -167,7 +191,7 @@ func runStep(ctx context.Context, r *release.Release, exe *executor.Executor, ca
 	if _, err := cache.Put(key, step.Name, t.Name, paths.Out, step.Outputs, res.Log); err != nil {
 		return rec, err
 	}
-	e, err := cache.Restore(key, dst)
+	e, err := cache.Restore(key, step.Name, t.Name, step.Outputs, dst)
 	if err != nil {
 		return rec, fmt.Errorf("step %s [%s]: reading back its cache entry: %w", step.Name, t.Name, err)
 	}

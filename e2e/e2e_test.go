@@ -183,8 +183,8 @@ func TestEmbeddedDefault(t *testing.T) {
 
 	outA := a.mustMkrelease(t, "build")
 	b.mustMkrelease(t, "build")
-	if !strings.Contains(outA, "network isolated") {
-		t.Errorf("build output does not say the steps were network isolated:\n%s", outA)
+	if !strings.Contains(outA, "sandboxed (bubblewrap") || !strings.Contains(outA, "network isolated") {
+		t.Errorf("build output does not say the steps were sandboxed and network isolated:\n%s", outA)
 	}
 
 	t.Run("reproducible", func(t *testing.T) {

@@ -5,15 +5,18 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/mkrelease/mkrelease/build"
 	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/bundle"
-	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/internal/workdir"
 	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/provenance/attest"
 	"github.com/mkrelease/mkrelease/release"
@@ -37,13 +40,33 @@ type BuildOptions struct {
 	Signer provenance.Signer
 	// Getenv reads CI facts for the provenance.
 	Getenv func(string) string
+	// Sandbox configures the build steps' sandbox.
+	Sandbox executor.Options
+}
+
+// LogSwept logs the folders interrupted runs left that were removed, and a
+// failure to remove one.
+func LogSwept(log *slog.Logger, removed []string, err error) {
+	for _, d := range removed {
+		log.Info("removed a folder an interrupted run left", "folder", d)
+	}
+	if err != nil {
+		log.Warn("could not remove a folder an interrupted run left", "error", err)
+	}
+}
+
+func (o BuildOptions) logger() *slog.Logger {
+	if o.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Logger
 }
 
 // BuildStages are the stages of `mkrelease build`, in order.
-func BuildStages(relock string, sign attest.Stage) []release.Stage {
+func BuildStages(relock string, compile build.CompileStage, sign attest.Stage) []release.Stage {
 	return []release.Stage{
 		build.SourcesStage{Relock: relock}, // verify every input against release.lock first
-		build.CompileStage{},               // run the steps per target through the action cache
+		compile,                            // run the steps per target, sandboxed, through the action cache
 		assemble.Stage{},                   // the wheels, their platform tags, the pair check
 		bundle.ClosureStage{},              // each target's dependency closure, fetched and verified
 		bundle.SBOMStage{},                 // the SPDX document (it goes into the bundles)
@@ -61,15 +84,23 @@ func Build(ctx context.Context, o BuildOptions) (*release.Release, error) {
 	if err := release.CheckOutput(o.Out); err != nil {
 		return nil, err
 	}
-	scratch, err := os.MkdirTemp("", "mkrelease-build-")
+	// Folders a killed earlier run left (its scratch, its staging folder
+	// beside the output) go first; those of live runs are locked.
+	scratchDir, removed, err := workdir.Scratch("mkrelease-build-")
+	if err != nil && scratchDir == nil {
+		return nil, err
+	}
+	defer scratchDir.Remove()
+	scratch := scratchDir.Path
+	outParent, stagePrefix := filepath.Dir(filepath.Clean(o.Out)), "."+filepath.Base(filepath.Clean(o.Out))+".tmp-"
+	more, serr := workdir.Sweep(outParent, stagePrefix)
+	LogSwept(o.logger(), append(removed, more...), errors.Join(err, serr))
+	stageDir, err := workdir.Create(outParent, stagePrefix+"*")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(scratch)
-	stage, err := atomicfile.TempDir(o.Out)
-	if err != nil {
-		return nil, err
-	}
+	defer stageDir.Close()
+	stage := stageDir.Path
 	r := &release.Release{
 		Config: o.Config, Lock: o.Lock, LockFile: o.LockFile, Targets: o.Targets,
 		Out: o.Out, Stage: stage, CacheDir: o.CacheDir, Scratch: scratch, NoCache: o.NoCache, Logger: o.Logger,
@@ -80,7 +111,7 @@ func Build(ctx context.Context, o BuildOptions) (*release.Release, error) {
 		}
 	}()
 	sign := attest.Stage{Signer: o.Signer, Started: time.Now(), Getenv: o.Getenv}
-	if err := release.Run(ctx, r, BuildStages(o.Relock, sign)); err != nil {
+	if err := release.Run(ctx, r, BuildStages(o.Relock, build.CompileStage{Sandbox: o.Sandbox}, sign)); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -34,7 +34,9 @@ type Manifest struct {
 	Sources         []ManifestSource    `json:"sources"`
 	Overlays        []ManifestOverlay   `json:"overlays"`
 	Toolchains      []ManifestToolchain `json:"toolchains"`
-	Targets         []ManifestTarget    `json:"targets"`
+	// Build says how the build steps were isolated from the host.
+	Build   ManifestBuild    `json:"build"`
+	Targets []ManifestTarget `json:"targets"`
 	// Bundle is set in the manifest inside a bundle: its target, support
 	// boundary and closure.
 	Bundle *ManifestBundle `json:"bundle,omitempty"`
@@ -84,6 +86,17 @@ type ManifestOverlay struct {
 	Result string `json:"result"`
 }
 
+// ManifestBuild records how the build steps ran: sandboxed (their own
+// namespaces and a file system view of the system, the toolchains and their
+// own folders only), or not, and then at which isolation level (network: a
+// network namespace alone; none). The sandbox's name and version, and why a
+// build was not sandboxed, are host facts: they go into the provenance, not
+// here.
+type ManifestBuild struct {
+	Sandboxed bool   `json:"sandboxed"`
+	Isolation string `json:"isolation"`
+}
+
 // ManifestToolchain is a toolchain identity.
 type ManifestToolchain struct {
 	Name    string `json:"name"`
@@ -123,6 +136,7 @@ func BuildManifest(r *Release) *Manifest {
 		Sources:         []ManifestSource{},
 		Overlays:        []ManifestOverlay{},
 		Toolchains:      []ManifestToolchain{},
+		Build:           ManifestBuild{Sandboxed: r.Sandbox.Isolated, Isolation: r.Sandbox.Level()},
 		Targets:         []ManifestTarget{},
 	}
 	if r.Lock != nil {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/bundle/deps"
 	"github.com/mkrelease/mkrelease/internal/artifact"
@@ -63,10 +64,9 @@ type Release struct {
 
 	// Actions records every build action of the run, in order.
 	Actions []ActionRecord
-	// NetworkIsolated says whether build actions ran without network, and
-	// IsolationNote why not when they did not.
-	NetworkIsolated bool
-	IsolationNote   string
+	// Sandbox says how the build actions were isolated from the host (set
+	// by the compile stage).
+	Sandbox executor.Sandbox
 }
 
 // ActionRecord is one action of the run, for logs and --json.

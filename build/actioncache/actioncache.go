@@ -6,12 +6,31 @@
 // and target, and each output's path, size, mode and sha256), log.txt (the
 // action's output) and out/ (the files). Entries are assembled under a
 // temporary name and renamed into place, so a reader, or a kill at any
-// moment, never sees a partial entry. Every served file is re-hashed while it
-// is copied out; an entry that does not match its own record is reported,
-// deleted and treated as a miss, never served.
+// moment, never sees a partial entry.
+//
+// Restore serves an entry only when all of these hold; anything else is a
+// [*CorruptError], the entry is deleted and the caller runs the action
+// again:
+//   - entry.json parses and names the key, step and target asked for;
+//   - its outputs are exactly the step's declared outputs: none missing,
+//     none extra, none listed twice, each path canonical (slash-separated,
+//     relative, clean: no "." or ".." element, no empty element) and
+//     inside the output folder;
+//   - each output's mode is 0644 or 0755, its sha256 is 64 lowercase hex
+//     digits, and the stored file is a regular file of that mode;
+//   - out/ holds nothing but the listed files and their parent folders;
+//   - every file, re-hashed while it is copied out, has the recorded size
+//     and sha256.
+//
+// Failing to read the entry is the entry's fault (a [*CorruptError]).
+// Failing to write the destination (a full disk, an exhausted quota, a
+// read-only or failing device) is the build's fault: Restore returns a
+// [*WriteError] naming the destination and the remedy, and keeps the entry.
+// In every failing case nothing Restore wrote is left in the destination.
 package actioncache
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -20,8 +39,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
+	"syscall"
 
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/treehash"
@@ -30,6 +53,19 @@ import (
 // Cache is an action cache rooted at Dir.
 type Cache struct {
 	Dir string
+
+	// openDst opens a file Restore writes; nil means os.OpenFile. Tests
+	// set it to make the destination fail (a full disk, a read-only file
+	// system).
+	openDst func(name string, flag int, perm fs.FileMode) (dstFile, error)
+}
+
+// dstFile is what Restore needs of a destination file.
+type dstFile interface {
+	io.Writer
+	Chmod(fs.FileMode) error
+	Sync() error
+	Close() error
 }
 
 // Output is one file an action produced.
@@ -48,7 +84,9 @@ type Entry struct {
 	Outputs []Output `json:"outputs"`
 }
 
-// CorruptError describes an entry that failed verification.
+// CorruptError describes an entry that failed verification. Restore has
+// deleted the entry by the time it returns one; running the action again
+// replaces it.
 type CorruptError struct {
 	Key    string
 	Reason string
@@ -59,6 +97,42 @@ func (e *CorruptError) Error() string {
 	return fmt.Sprintf("action cache entry %s is corrupt (%s)", e.Key, e.Reason)
 }
 
+// WriteError reports that Restore could not write an output into the
+// destination. The entry is intact and kept; the destination's file system
+// is at fault, and Remedy says what to do about it.
+type WriteError struct {
+	Key    string // the entry being restored
+	Path   string // the destination file or folder that could not be written
+	Remedy string
+	Err    error // the underlying error, e.g. syscall.ENOSPC
+}
+
+// Error names the destination, the cause and the remedy.
+func (e *WriteError) Error() string {
+	return fmt.Sprintf("restoring action cache entry %s: cannot write %s: %v; %s (the cache entry is intact)",
+		e.Key, e.Path, e.Err, e.Remedy)
+}
+
+// Unwrap returns the underlying error.
+func (e *WriteError) Unwrap() error { return e.Err }
+
+func newWriteError(key, dst, p string, err error) *WriteError {
+	var remedy string
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		remedy = "the disk holding " + dst + " is full: free some space there and build again"
+	case errors.Is(err, syscall.EDQUOT):
+		remedy = "the disk quota on the file system holding " + dst + " is used up: free some space or raise the quota, and build again"
+	case errors.Is(err, syscall.EROFS):
+		remedy = "the file system holding " + dst + " is read-only: build into a writable folder"
+	case errors.Is(err, syscall.EIO):
+		remedy = "the device holding " + dst + " reported an I/O error: check the disk (dmesg) and build again"
+	default:
+		remedy = "make sure " + dst + " is a writable folder and build again"
+	}
+	return &WriteError{Key: key, Path: p, Remedy: remedy, Err: err}
+}
+
 func (c *Cache) entryDir(key string) string {
 	return filepath.Join(c.Dir, "actions", key[:2], key)
 }
@@ -66,62 +140,293 @@ func (c *Cache) entryDir(key string) string {
 // ErrMiss reports that no entry exists for a key.
 var ErrMiss = errors.New("action cache miss")
 
-// Restore copies the outputs of key into dst (which must exist), verifying
-// each against the entry. It returns ErrMiss when there is no entry, and a
-// *CorruptError after deleting an entry that fails verification; in both
-// cases nothing is left in dst.
-func (c *Cache) Restore(key, dst string) (*Entry, error) {
+// Restore copies the outputs of the entry for key into dst (which must
+// exist), checking the entry against the action asked for (its step, target
+// and declared outputs) and re-hashing each file; the package doc lists the
+// checks. It returns ErrMiss when there is no entry, a *CorruptError after
+// deleting an entry that fails a check, and a *WriteError, keeping the
+// entry, when dst cannot be written. In every failing case nothing is left
+// in dst.
+func (c *Cache) Restore(key, step, target string, outputs []string, dst string) (*Entry, error) {
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
+	declared, err := canonicalOutputs(outputs)
+	if err != nil {
+		return nil, fmt.Errorf("restore step %s [%s]: %w", step, target, err)
+	}
 	dir := c.entryDir(key)
 	data, err := os.ReadFile(filepath.Join(dir, "entry.json"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrMiss
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read action cache: %w", err)
-	}
 	corrupt := func(reason string) (*Entry, error) {
 		os.RemoveAll(dir)
 		return nil, &CorruptError{Key: key, Reason: reason}
 	}
-	var e Entry
-	if err := json.Unmarshal(data, &e); err != nil {
+	if err != nil {
 		return corrupt("unreadable entry.json: " + err.Error())
 	}
-	if e.Key != key {
-		return corrupt("entry.json names key " + e.Key)
+	var e Entry
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		return corrupt("unreadable entry.json: " + err.Error())
 	}
-	var written []string
-	cleanup := func() {
-		for _, w := range written {
-			os.Remove(w)
-		}
+	if dec.Decode(&struct{}{}) != io.EOF {
+		return corrupt("entry.json holds more than one JSON value")
 	}
+	if reason := e.check(key, step, target, declared); reason != "" {
+		return corrupt(reason)
+	}
+	if reason := checkStored(filepath.Join(dir, "out"), e.Outputs); reason != "" {
+		return corrupt(reason)
+	}
+
+	r := restorer{c: c, key: key, dst: dst}
 	for _, o := range e.Outputs {
-		if err := checkRel(o.Path); err != nil {
-			cleanup()
-			return corrupt(err.Error())
-		}
-		to := filepath.Join(dst, filepath.FromSlash(o.Path))
-		sum, n, err := copyHashed(filepath.Join(dir, "out", filepath.FromSlash(o.Path)), to, o.Mode)
-		written = append(written, to)
-		switch {
-		case err != nil:
-			cleanup()
-			return corrupt(o.Path + ": " + err.Error())
-		case n != o.Size:
-			cleanup()
-			return corrupt(fmt.Sprintf("%s: %d bytes, recorded %d", o.Path, n, o.Size))
-		case sum != o.SHA256:
-			cleanup()
-			return corrupt(fmt.Sprintf("%s: sha256 %s, recorded %s", o.Path, sum, o.SHA256))
+		reason, err := r.copy(filepath.Join(dir, "out", filepath.FromSlash(o.Path)), o)
+		if err != nil || reason != "" {
+			r.cleanup()
+			if err != nil {
+				return nil, err
+			}
+			return corrupt(reason)
 		}
 	}
 	return &e, nil
 }
 
+// check compares the record with the action asked for and returns why it
+// does not match, or "".
+func (e *Entry) check(key, step, target string, declared []string) string {
+	switch {
+	case e.Key != key:
+		return fmt.Sprintf("entry.json names key %q", e.Key)
+	case e.Step != step:
+		return fmt.Sprintf("entry.json names step %q, not %q", e.Step, step)
+	case e.Target != target:
+		return fmt.Sprintf("entry.json names target %q, not %q", e.Target, target)
+	}
+	listed := map[string]bool{}
+	for _, o := range e.Outputs {
+		switch {
+		case !canonical(o.Path):
+			return fmt.Sprintf("output path %q is not a canonical relative path inside the output folder", o.Path)
+		case listed[o.Path]:
+			return fmt.Sprintf("output %s is listed twice", o.Path)
+		case o.Mode != 0o644 && o.Mode != 0o755:
+			return fmt.Sprintf("output %s has mode %#o, not 0644 or 0755", o.Path, uint32(o.Mode))
+		case o.Size < 0:
+			return fmt.Sprintf("output %s has size %d", o.Path, o.Size)
+		case !isHexSHA256(o.SHA256):
+			return fmt.Sprintf("output %s has sha256 %q, not 64 lowercase hex digits", o.Path, o.SHA256)
+		}
+		listed[o.Path] = true
+	}
+	var missing, extra []string
+	for _, d := range declared {
+		if !listed[d] {
+			missing = append(missing, d)
+		}
+		delete(listed, d)
+	}
+	for p := range listed {
+		extra = append(extra, p)
+	}
+	sort.Strings(extra)
+	switch {
+	case len(missing) > 0:
+		return "declared output(s) not in the entry: " + strings.Join(missing, ", ")
+	case len(extra) > 0:
+		return "output(s) the step does not declare: " + strings.Join(extra, ", ")
+	}
+	return ""
+}
+
+// checkStored makes sure out holds exactly the listed outputs, as regular
+// files of their recorded modes, and nothing else but their parent folders.
+func checkStored(out string, outputs []Output) string {
+	want := map[string]fs.FileMode{}
+	parents := map[string]bool{}
+	for _, o := range outputs {
+		want[o.Path] = o.Mode
+		for d := path.Dir(o.Path); d != "."; d = path.Dir(d) {
+			parents[d] = true
+		}
+	}
+	seen := map[string]bool{}
+	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == out {
+			if !d.IsDir() {
+				return errors.New("out is not a folder")
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(out, p)
+		rel = filepath.ToSlash(rel)
+		mode, listed := want[rel]
+		switch {
+		case d.IsDir() && parents[rel]:
+			return nil
+		case !listed:
+			return fmt.Errorf("out/%s is not listed in entry.json", rel)
+		case !d.Type().IsRegular():
+			return fmt.Errorf("out/%s is not a regular file", rel)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if info.Mode() != mode {
+			return fmt.Errorf("out/%s has mode %v, recorded %v", rel, info.Mode(), mode)
+		}
+		seen[rel] = true
+		return nil
+	})
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && len(outputs) == 0:
+		return "" // an action without outputs stores no out/ folder
+	case err != nil:
+		return err.Error()
+	}
+	for _, o := range outputs {
+		if !seen[o.Path] {
+			return fmt.Sprintf("output %s is missing from out/", o.Path)
+		}
+	}
+	return ""
+}
+
+// restorer copies outputs into dst and remembers what it created, so that a
+// failure leaves nothing behind.
+type restorer struct {
+	c       *Cache
+	key     string
+	dst     string
+	created []string // files and folders, in creation order
+}
+
+// copy copies one output into place while hashing it. A problem with the
+// stored file is returned as a reason (the entry's fault); a failure to
+// write the destination as a *WriteError.
+func (r *restorer) copy(from string, o Output) (reason string, err error) {
+	in, err := os.Open(from)
+	if err != nil {
+		return o.Path + ": " + err.Error(), nil
+	}
+	defer in.Close()
+	to := filepath.Join(r.dst, filepath.FromSlash(o.Path))
+	if err := r.mkdirs(path.Dir(o.Path)); err != nil {
+		return "", err
+	}
+	open := r.c.openDst
+	if open == nil {
+		open = func(name string, flag int, perm fs.FileMode) (dstFile, error) { return os.OpenFile(name, flag, perm) }
+	}
+	out, err := open(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, o.Mode)
+	if err != nil {
+		return "", newWriteError(r.key, r.dst, to, err)
+	}
+	r.created = append(r.created, to)
+	h := sha256.New()
+	// Read at most one byte more than recorded: a grown file is refused
+	// without copying all of it.
+	n, rerr, werr := copyTo(out, h, io.LimitReader(in, o.Size+1))
+	if werr == nil {
+		werr = out.Chmod(o.Mode)
+	}
+	if werr == nil && rerr == nil {
+		werr = out.Sync()
+	}
+	if cerr := out.Close(); werr == nil {
+		werr = cerr
+	}
+	switch sum := hex.EncodeToString(h.Sum(nil)); {
+	case rerr != nil:
+		return o.Path + ": " + rerr.Error(), nil
+	case werr != nil:
+		return "", newWriteError(r.key, r.dst, to, werr)
+	case n > o.Size:
+		return fmt.Sprintf("%s: more than the recorded %d bytes", o.Path, o.Size), nil
+	case n < o.Size:
+		return fmt.Sprintf("%s: %d bytes, recorded %d", o.Path, n, o.Size), nil
+	case sum != o.SHA256:
+		return fmt.Sprintf("%s: sha256 %s, recorded %s", o.Path, sum, o.SHA256), nil
+	}
+	return "", nil
+}
+
+// copyTo copies in to both out and h, telling read errors from write errors.
+func copyTo(out io.Writer, h io.Writer, in io.Reader) (n int64, rerr, werr error) {
+	buf := make([]byte, 256<<10)
+	for {
+		k, err := in.Read(buf)
+		if k > 0 {
+			h.Write(buf[:k])
+			w, err := out.Write(buf[:k])
+			n += int64(w)
+			if err == nil && w < k {
+				err = io.ErrShortWrite
+			}
+			if err != nil {
+				return n, nil, err
+			}
+		}
+		if err == io.EOF {
+			return n, nil, nil
+		}
+		if err != nil {
+			return n, err, nil
+		}
+	}
+}
+
+// mkdirs creates the folder rel (slash-separated) below dst and its
+// parents, remembering the ones it created.
+func (r *restorer) mkdirs(rel string) error {
+	if rel == "." {
+		return nil
+	}
+	dir := r.dst
+	for _, el := range strings.Split(rel, "/") {
+		dir = filepath.Join(dir, el)
+		err := os.Mkdir(dir, 0o755)
+		switch {
+		case err == nil:
+			r.created = append(r.created, dir)
+		case errors.Is(err, fs.ErrExist):
+			if st, serr := os.Stat(dir); serr != nil || !st.IsDir() {
+				return newWriteError(r.key, r.dst, dir, fmt.Errorf("exists and is not a folder"))
+			}
+		default:
+			return newWriteError(r.key, r.dst, dir, err)
+		}
+	}
+	return nil
+}
+
+// cleanup removes what the restorer created, newest first.
+func (r *restorer) cleanup() {
+	for _, p := range slices.Backward(r.created) {
+		os.Remove(p)
+	}
+	r.created = nil
+}
+
 // Put stores the files outputs (relative to src) as the entry for key and
 // returns the entry. An existing entry for key is left as it is.
 func (c *Cache) Put(key, step, target, src string, outputs []string, log []byte) (*Entry, error) {
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
+	sorted, err := canonicalOutputs(outputs)
+	if err != nil {
+		return nil, fmt.Errorf("cache step %s [%s]: %w", step, target, err)
+	}
 	final := c.entryDir(key)
 	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
 		return nil, fmt.Errorf("write action cache: %w", err)
@@ -131,13 +436,8 @@ func (c *Cache) Put(key, step, target, src string, outputs []string, log []byte)
 		return nil, fmt.Errorf("write action cache: %w", err)
 	}
 	defer os.RemoveAll(tmp) // no-op after the rename
-	e := &Entry{Key: key, Step: step, Target: target}
-	sorted := append([]string(nil), outputs...)
-	sort.Strings(sorted)
+	e := &Entry{Key: key, Step: step, Target: target, Outputs: []Output{}}
 	for _, p := range sorted {
-		if err := checkRel(p); err != nil {
-			return nil, err
-		}
 		from := filepath.Join(src, filepath.FromSlash(p))
 		st, err := os.Lstat(from)
 		if err != nil {
@@ -177,14 +477,56 @@ func (c *Cache) Put(key, step, target, src string, outputs []string, log []byte)
 
 // Log returns the stored output of the action key.
 func (c *Cache) Log(key string) ([]byte, error) {
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
 	return os.ReadFile(filepath.Join(c.entryDir(key), "log.txt"))
 }
 
-func checkRel(p string) error {
-	if p == "" || filepath.IsAbs(p) || !filepath.IsLocal(filepath.FromSlash(p)) {
-		return fmt.Errorf("output path %q is not a relative path inside the output folder", p)
+func checkKey(key string) error {
+	if !isHexSHA256(key) {
+		return fmt.Errorf("action cache key %q is not a sha256 in lowercase hex", key)
 	}
 	return nil
+}
+
+func isHexSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// canonical reports whether p is a clean, slash-separated relative path
+// that stays inside the folder it is relative to.
+func canonical(p string) bool {
+	return p != "" && p != "." && path.Clean(p) == p && !path.IsAbs(p) &&
+		!strings.ContainsAny(p, "\\\x00") && filepath.IsLocal(filepath.FromSlash(p))
+}
+
+// canonicalOutputs cleans the declared outputs and returns them sorted,
+// refusing one that leaves the output folder or is declared twice.
+func canonicalOutputs(outputs []string) ([]string, error) {
+	seen := map[string]bool{}
+	var clean []string
+	for _, o := range outputs {
+		p := path.Clean(o)
+		if !canonical(p) {
+			return nil, fmt.Errorf("declared output %q is not a relative path inside the output folder", o)
+		}
+		if seen[p] {
+			return nil, fmt.Errorf("output %q is declared twice", o)
+		}
+		seen[p] = true
+		clean = append(clean, p)
+	}
+	sort.Strings(clean)
+	return clean, nil
 }
 
 // copyHashed copies a regular file, fsyncs it and returns its sha256 and size.

@@ -1,27 +1,108 @@
 package actioncache
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
-const key = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+const (
+	key    = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	step   = "build"
+	target = "linux-x86_64"
+)
+
+// declared are the sample step's outputs, as a release.toml would list them.
+var declared = []string{"tool", "lib/x.so"}
 
 func putSample(t *testing.T) (*Cache, *Entry) {
 	t.Helper()
 	c := &Cache{Dir: t.TempDir()}
 	src := t.TempDir()
-	os.MkdirAll(filepath.Join(src, "lib"), 0o755)
-	os.WriteFile(filepath.Join(src, "tool"), []byte("#!/bin/sh\necho hi\n"), 0o700)
-	os.WriteFile(filepath.Join(src, "lib", "x.so"), []byte("ELF..."), 0o600)
-	e, err := c.Put(key, "build", "linux-x86_64", src, []string{"tool", "lib/x.so"}, []byte("log\n"))
+	mustMkdir(t, filepath.Join(src, "lib"))
+	mustWrite(t, filepath.Join(src, "tool"), "#!/bin/sh\necho hi\n", 0o700)
+	mustWrite(t, filepath.Join(src, "lib", "x.so"), "ELF...", 0o600)
+	e, err := c.Put(key, step, target, src, declared, []byte("log\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c, e
+}
+
+func mustMkdir(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustWrite(t *testing.T, name, data string, mode fs.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(data), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(name, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editEntry rewrites entry.json of the entry in dir through fn.
+func editEntry(t *testing.T, dir string, fn func(e *Entry)) {
+	t.Helper()
+	name := filepath.Join(dir, "entry.json")
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e Entry
+	if err := json.Unmarshal(b, &e); err != nil {
+		t.Fatal(err)
+	}
+	fn(&e)
+	b, err = json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, name, string(b), 0o644)
+}
+
+// output returns the record of path p in e.
+func output(t *testing.T, e *Entry, p string) *Output {
+	t.Helper()
+	for i := range e.Outputs {
+		if e.Outputs[i].Path == p {
+			return &e.Outputs[i]
+		}
+	}
+	t.Fatalf("entry has no output %s", p)
+	return nil
+}
+
+// filesIn lists every file and folder below dir.
+func filesIn(t *testing.T, dir string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != dir {
+			rel, _ := filepath.Rel(dir, p)
+			files = append(files, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
 
 func TestPutRestore(t *testing.T) {
@@ -30,7 +111,8 @@ func TestPutRestore(t *testing.T) {
 		t.Fatalf("entry = %+v", e)
 	}
 	dst := t.TempDir()
-	got, err := c.Restore(key, dst)
+	// The declared outputs may be written in any order and non-canonically.
+	got, err := c.Restore(key, step, target, []string{"./lib//x.so", "tool"}, dst)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,73 +123,364 @@ func TestPutRestore(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), "echo hi") {
 		t.Errorf("restored tool: %q %v", b, err)
 	}
-	if st, _ := os.Stat(filepath.Join(dst, "tool")); st.Mode().Perm() != 0o755 {
-		t.Errorf("tool mode %v", st.Mode())
+	for name, want := range map[string]fs.FileMode{"tool": 0o755, "lib/x.so": 0o644} {
+		if st, err := os.Stat(filepath.Join(dst, name)); err != nil || st.Mode() != want {
+			t.Errorf("%s: mode %v (%v), want %v", name, st.Mode(), err, want)
+		}
 	}
 	if log, _ := c.Log(key); string(log) != "log\n" {
 		t.Errorf("log = %q", log)
 	}
 }
 
+// An action without outputs (a test step) round-trips.
+func TestPutRestoreNoOutputs(t *testing.T) {
+	c := &Cache{Dir: t.TempDir()}
+	if _, err := c.Put(key, "test", target, t.TempDir(), nil, []byte("ok\n")); err != nil {
+		t.Fatal(err)
+	}
+	dst := t.TempDir()
+	e, err := c.Restore(key, "test", target, nil, dst)
+	if err != nil || len(e.Outputs) != 0 {
+		t.Fatalf("Restore = %+v, %v", e, err)
+	}
+	if left := filesIn(t, dst); len(left) != 0 {
+		t.Errorf("destination holds %v", left)
+	}
+}
+
 func TestRestoreMiss(t *testing.T) {
 	c := &Cache{Dir: t.TempDir()}
-	if _, err := c.Restore(key, t.TempDir()); !errors.Is(err, ErrMiss) {
+	if _, err := c.Restore(key, step, target, declared, t.TempDir()); !errors.Is(err, ErrMiss) {
 		t.Errorf("Restore on empty cache = %v, want ErrMiss", err)
 	}
+}
+
+// damageCases each spoil the sample entry (in the folder dir) in one way;
+// the entry must then be a miss, never served. reason is a part of the
+// CorruptError's reason.
+var damageCases = []struct {
+	name   string
+	damage func(t *testing.T, dir string)
+	reason string
+}{
+	{"output dropped from entry.json", func(t *testing.T, dir string) {
+		editEntry(t, dir, func(e *Entry) { e.Outputs = e.Outputs[1:] }) // lib/x.so gone, its file still in out/
+	}, "declared output(s) not in the entry: lib/x.so"},
+	{"output dropped from entry.json and out/", func(t *testing.T, dir string) {
+		editEntry(t, dir, func(e *Entry) { e.Outputs = e.Outputs[:1] })
+		os.Remove(filepath.Join(dir, "out", "tool"))
+	}, "declared output(s) not in the entry: tool"},
+	{"extra output added", func(t *testing.T, dir string) {
+		mustWrite(t, filepath.Join(dir, "out", "extra"), "", 0o644)
+		editEntry(t, dir, func(e *Entry) {
+			e.Outputs = append(e.Outputs, Output{Path: "extra", Mode: 0o644,
+				SHA256: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"})
+		})
+	}, "output(s) the step does not declare: extra"},
+	{"unlisted file in out/", func(t *testing.T, dir string) {
+		mustWrite(t, filepath.Join(dir, "out", "lib", "evil.so"), "x", 0o644)
+	}, "out/lib/evil.so is not listed in entry.json"},
+	{"unlisted folder in out/", func(t *testing.T, dir string) { mustMkdir(t, filepath.Join(dir, "out", "etc")) },
+		"out/etc is not listed in entry.json"},
+	{"renamed output", func(t *testing.T, dir string) {
+		os.Rename(filepath.Join(dir, "out", "tool"), filepath.Join(dir, "out", "tool2"))
+		editEntry(t, dir, func(e *Entry) { output(t, e, "tool").Path = "tool2" })
+	}, "declared output(s) not in the entry: tool"},
+	{"output listed twice", func(t *testing.T, dir string) {
+		editEntry(t, dir, func(e *Entry) { e.Outputs = append(e.Outputs, e.Outputs[1]) })
+	}, "output tool is listed twice"},
+	{"non-canonical path", func(t *testing.T, dir string) {
+		editEntry(t, dir, func(e *Entry) { output(t, e, "lib/x.so").Path = "lib/./x.so" })
+	}, `output path "lib/./x.so" is not a canonical`},
+	{"path escape", func(t *testing.T, dir string) {
+		editEntry(t, dir, func(e *Entry) { output(t, e, "tool").Path = "../../tool" })
+	}, `output path "../../tool" is not a canonical`},
+	{"absolute path", func(t *testing.T, dir string) {
+		editEntry(t, dir, func(e *Entry) { output(t, e, "tool").Path = "/bin/sh" })
+	}, `output path "/bin/sh" is not a canonical`},
+	{"changed byte", func(t *testing.T, dir string) {
+		p := filepath.Join(dir, "out", "tool")
+		b, _ := os.ReadFile(p)
+		b[3] ^= 1
+		mustWrite(t, p, string(b), 0o755)
+	}, "tool: sha256 "},
+	{"truncated file", func(t *testing.T, dir string) {
+		if err := os.Truncate(filepath.Join(dir, "out", "lib", "x.so"), 2); err != nil {
+			t.Fatal(err)
+		}
+	}, "lib/x.so: 2 bytes, recorded 6"},
+	{"grown file", func(t *testing.T, dir string) {
+		mustWrite(t, filepath.Join(dir, "out", "lib", "x.so"), "ELF...and more", 0o644)
+	}, "lib/x.so: more than the recorded 6 bytes"},
+	{"missing file", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "out", "tool")) },
+		"output tool is missing from out/"},
+	{"wrong mode recorded", func(t *testing.T, dir string) {
+		editEntry(t, dir, func(e *Entry) { output(t, e, "tool").Mode = 0o4755 })
+	}, "output tool has mode 04755, not 0644 or 0755"},
+	{"wrong mode stored", func(t *testing.T, dir string) {
+		os.Chmod(filepath.Join(dir, "out", "lib", "x.so"), 0o755)
+	}, "out/lib/x.so has mode -rwxr-xr-x, recorded -rw-r--r--"},
+	{"symlink instead of file", func(t *testing.T, dir string) {
+		p := filepath.Join(dir, "out", "tool")
+		os.Remove(p)
+		os.Symlink("/bin/sh", p)
+	}, "out/tool is not a regular file"},
+	{"bad sha256", func(t *testing.T, dir string) {
+		editEntry(t, dir, func(e *Entry) { output(t, e, "tool").SHA256 = "x" })
+	}, `output tool has sha256 "x"`},
+	{"garbled record", func(t *testing.T, dir string) { mustWrite(t, filepath.Join(dir, "entry.json"), "{", 0o644) },
+		"unreadable entry.json"},
+	{"unknown field", func(t *testing.T, dir string) {
+		mustWrite(t, filepath.Join(dir, "entry.json"), `{"key":"`+key+`","serve":true}`, 0o644)
+	}, `unknown field "serve"`},
+	{"trailing value", func(t *testing.T, dir string) {
+		b, _ := os.ReadFile(filepath.Join(dir, "entry.json"))
+		mustWrite(t, filepath.Join(dir, "entry.json"), string(b)+"{}", 0o644)
+	}, "more than one JSON value"},
+	{"record for another key", func(t *testing.T, dir string) {
+		editEntry(t, dir, func(e *Entry) { e.Key = strings.Repeat("f", 64) })
+	}, `entry.json names key "ffff`},
+	{"record for another step", func(t *testing.T, dir string) {
+		editEntry(t, dir, func(e *Entry) { e.Step = "test" })
+	}, `entry.json names step "test", not "build"`},
+	{"record for another target", func(t *testing.T, dir string) {
+		editEntry(t, dir, func(e *Entry) { e.Target = "linux-aarch64" })
+	}, `entry.json names target "linux-aarch64", not "linux-x86_64"`},
 }
 
 // Every kind of damage is detected, the entry is removed, and nothing is
 // left in the destination.
 func TestRestoreRefusesDamage(t *testing.T) {
-	damage := map[string]func(dir string){
-		"flipped byte": func(dir string) {
-			p := filepath.Join(dir, "out", "tool")
-			b, _ := os.ReadFile(p)
-			b[3] ^= 1
-			os.WriteFile(p, b, 0o755)
-		},
-		"truncated output": func(dir string) { os.Truncate(filepath.Join(dir, "out", "lib", "x.so"), 2) },
-		"missing output":   func(dir string) { os.Remove(filepath.Join(dir, "out", "tool")) },
-		"garbled record":   func(dir string) { os.WriteFile(filepath.Join(dir, "entry.json"), []byte("{"), 0o644) },
-		"record for another key": func(dir string) {
-			b, _ := os.ReadFile(filepath.Join(dir, "entry.json"))
-			os.WriteFile(filepath.Join(dir, "entry.json"), []byte(strings.Replace(string(b), key, strings.Repeat("f", 64), 1)), 0o644)
-		},
-		"escaping path": func(dir string) {
-			b, _ := os.ReadFile(filepath.Join(dir, "entry.json"))
-			os.WriteFile(filepath.Join(dir, "entry.json"), []byte(strings.Replace(string(b), `"tool"`, `"../../tool"`, 1)), 0o644)
-		},
-	}
-	for name, fn := range damage {
-		t.Run(name, func(t *testing.T) {
+	for _, tc := range damageCases {
+		t.Run(tc.name, func(t *testing.T) {
 			c, _ := putSample(t)
-			fn(c.entryDir(key))
+			tc.damage(t, c.entryDir(key))
 			dst := t.TempDir()
-			_, err := c.Restore(key, dst)
+			_, err := c.Restore(key, step, target, declared, dst)
 			var ce *CorruptError
 			if !errors.As(err, &ce) {
 				t.Fatalf("Restore = %v, want CorruptError", err)
 			}
-			if _, err := os.Stat(c.entryDir(key)); !os.IsNotExist(err) {
-				t.Errorf("damaged entry still present")
+			if ce.Key != key || !strings.Contains(ce.Reason, tc.reason) {
+				t.Errorf("CorruptError = %+v, want key %s and a reason with %q", ce, key, tc.reason)
 			}
-			left, _ := os.ReadDir(dst)
-			var files []string
-			filepath.WalkDir(dst, func(p string, d os.DirEntry, _ error) error {
-				if !d.IsDir() {
-					files = append(files, p)
-				}
-				return nil
-			})
-			if len(files) > 0 {
-				t.Errorf("files left in destination: %v (%d entries)", files, len(left))
+			if _, err := os.Stat(c.entryDir(key)); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("damaged entry still present (%v)", err)
 			}
-			if _, err := c.Restore(key, dst); !errors.Is(err, ErrMiss) {
+			if left := filesIn(t, dst); len(left) > 0 {
+				t.Errorf("left in destination: %v", left)
+			}
+			if _, err := c.Restore(key, step, target, declared, dst); !errors.Is(err, ErrMiss) {
 				t.Errorf("second Restore = %v, want ErrMiss", err)
 			}
 		})
 	}
 }
+
+// An entry is checked against the step asked for: a step whose declared
+// outputs changed (without the key changing, e.g. a hand-edited cache) is
+// not served the old entry's outputs.
+func TestRestoreChecksDeclaredOutputs(t *testing.T) {
+	cases := []struct {
+		outputs []string
+		reason  string
+	}{
+		{[]string{"tool"}, "output(s) the step does not declare: lib/x.so"},
+		{[]string{"tool", "lib/x.so", "lib/y.so"}, "declared output(s) not in the entry: lib/y.so"},
+		{nil, "output(s) the step does not declare: lib/x.so, tool"},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprint(tc.outputs), func(t *testing.T) {
+			c, _ := putSample(t)
+			dst := t.TempDir()
+			_, err := c.Restore(key, step, target, tc.outputs, dst)
+			var ce *CorruptError
+			if !errors.As(err, &ce) || ce.Reason != tc.reason {
+				t.Fatalf("Restore(%q) = %v, want CorruptError %q", tc.outputs, err, tc.reason)
+			}
+			if left := filesIn(t, dst); len(left) > 0 {
+				t.Errorf("left in destination: %v", left)
+			}
+		})
+	}
+}
+
+// Bad arguments are the caller's mistake, not a damaged entry: the entry
+// is kept.
+func TestRestoreRefusesBadArguments(t *testing.T) {
+	cases := []struct {
+		name    string
+		key     string
+		outputs []string
+		want    string
+	}{
+		{"short key", "ab", declared, `action cache key "ab" is not a sha256 in lowercase hex`},
+		{"escaping output", key, []string{"../tool"}, `restore step build [linux-x86_64]: declared output "../tool" is not a relative path inside the output folder`},
+		{"duplicate output", key, []string{"tool", "./tool"}, `restore step build [linux-x86_64]: output "./tool" is declared twice`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := putSample(t)
+			_, err := c.Restore(tc.key, step, target, tc.outputs, t.TempDir())
+			var ce *CorruptError
+			if err == nil || errors.As(err, &ce) || err.Error() != tc.want {
+				t.Fatalf("Restore = %v, want %q", err, tc.want)
+			}
+			if _, err := c.Restore(key, step, target, declared, t.TempDir()); err != nil {
+				t.Errorf("entry damaged by a refused call: %v", err)
+			}
+		})
+	}
+}
+
+// failingFile is a destination file whose Write or Sync fails.
+type failingFile struct {
+	*os.File
+	writeErr, syncErr error
+}
+
+func (f *failingFile) Write(b []byte) (int, error) {
+	if f.writeErr != nil {
+		return 0, &fs.PathError{Op: "write", Path: f.Name(), Err: f.writeErr}
+	}
+	return f.File.Write(b)
+}
+
+func (f *failingFile) Sync() error {
+	if f.syncErr != nil {
+		return &fs.PathError{Op: "sync", Path: f.Name(), Err: f.syncErr}
+	}
+	return f.File.Sync()
+}
+
+// A destination that cannot be written is the build's problem: Restore
+// says so with the remedy, keeps the entry and leaves nothing in dst.
+func TestRestoreDestinationFailure(t *testing.T) {
+	devFull := func(name string, flag int, perm fs.FileMode) (dstFile, error) {
+		// Linux's /dev/full: every write fails with ENOSPC, exactly as
+		// on a full disk.
+		f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		// Create the real name too, so the test sees it removed.
+		if err := os.WriteFile(name, nil, perm); err != nil {
+			f.Close()
+			return nil, err
+		}
+		return f, nil
+	}
+	wrap := func(writeErr, syncErr error) func(string, int, fs.FileMode) (dstFile, error) {
+		return func(name string, flag int, perm fs.FileMode) (dstFile, error) {
+			f, err := os.OpenFile(name, flag, perm)
+			if err != nil {
+				return nil, err
+			}
+			return &failingFile{File: f, writeErr: writeErr, syncErr: syncErr}, nil
+		}
+	}
+	cases := []struct {
+		name   string
+		open   func(string, int, fs.FileMode) (dstFile, error)
+		errno  syscall.Errno
+		remedy string
+	}{
+		{"disk full (/dev/full)", devFull, syscall.ENOSPC, "the disk holding DST is full: free some space there and build again"},
+		{"quota exceeded", wrap(syscall.EDQUOT, nil), syscall.EDQUOT,
+			"the disk quota on the file system holding DST is used up: free some space or raise the quota, and build again"},
+		{"read-only file system", func(name string, _ int, _ fs.FileMode) (dstFile, error) {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EROFS}
+		}, syscall.EROFS, "the file system holding DST is read-only: build into a writable folder"},
+		{"I/O error on sync", wrap(nil, syscall.EIO), syscall.EIO,
+			"the device holding DST reported an I/O error: check the disk (dmesg) and build again"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := os.Stat("/dev/full"); err != nil && tc.errno == syscall.ENOSPC {
+				t.Skip("no /dev/full on this system")
+			}
+			c, _ := putSample(t)
+			c.openDst = tc.open
+			dst := t.TempDir()
+			_, err := c.Restore(key, step, target, declared, dst)
+			var we *WriteError
+			if !errors.As(err, &we) {
+				t.Fatalf("Restore = %v, want a WriteError", err)
+			}
+			var ce *CorruptError
+			if errors.As(err, &ce) {
+				t.Fatalf("Restore = %v, a CorruptError", err)
+			}
+			if !errors.Is(err, tc.errno) {
+				t.Errorf("Restore = %v, want it to wrap %v", err, tc.errno)
+			}
+			remedy := strings.ReplaceAll(tc.remedy, "DST", dst)
+			if we.Key != key || we.Remedy != remedy || we.Path != filepath.Join(dst, "lib", "x.so") {
+				t.Errorf("WriteError = %+v, want key %s, path %s, remedy %q", we, key, filepath.Join(dst, "lib", "x.so"), remedy)
+			}
+			want := fmt.Sprintf("restoring action cache entry %s: cannot write %s: %v; %s (the cache entry is intact)", key, we.Path, we.Err, remedy)
+			if err.Error() != want {
+				t.Errorf("Error() = %q, want %q", err, want)
+			}
+			if left := filesIn(t, dst); len(left) > 0 {
+				t.Errorf("left in destination: %v", left)
+			}
+			// The entry survived and is served once the disk is fine.
+			c.openDst = nil
+			if _, err := c.Restore(key, step, target, declared, dst); err != nil {
+				t.Fatalf("Restore after the failure = %v, want the entry served", err)
+			}
+		})
+	}
+}
+
+// A full disk message reads as such, for a person.
+func TestWriteErrorSaysDiskFull(t *testing.T) {
+	err := newWriteError(key, "/out", "/out/tool", &fs.PathError{Op: "write", Path: "/out/tool", Err: syscall.ENOSPC})
+	want := "restoring action cache entry " + key + ": cannot write /out/tool: write /out/tool: no space left on device; " +
+		"the disk holding /out is full: free some space there and build again (the cache entry is intact)"
+	if err.Error() != want {
+		t.Errorf("Error() = %q\nwant      %q", err, want)
+	}
+}
+
+// copyTo tells a failed read (of the stored file: the entry's fault) from
+// a failed write (of the destination: the build's).
+func TestCopyToTellsReadFromWrite(t *testing.T) {
+	readErr, writeErr := errors.New("read failed"), errors.New("write failed")
+	cases := []struct {
+		name       string
+		in         io.Reader
+		out        io.Writer
+		rerr, werr error
+	}{
+		{"read", io.MultiReader(strings.NewReader("abc"), errReader{readErr}), io.Discard, readErr, nil},
+		{"write", strings.NewReader("abc"), errWriter{writeErr}, nil, writeErr},
+		{"short write", strings.NewReader("abc"), shortWriter{}, nil, io.ErrShortWrite},
+		{"none", strings.NewReader("abc"), io.Discard, nil, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, rerr, werr := copyTo(tc.out, io.Discard, tc.in)
+			if rerr != tc.rerr || werr != tc.werr {
+				t.Errorf("copyTo = read %v, write %v; want %v, %v", rerr, werr, tc.rerr, tc.werr)
+			}
+		})
+	}
+}
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+type errWriter struct{ err error }
+
+func (w errWriter) Write([]byte) (int, error) { return 0, w.err }
+
+type shortWriter struct{}
+
+func (shortWriter) Write(b []byte) (int, error) { return len(b) - 1, nil }
 
 func TestPutLeavesNoTemporaries(t *testing.T) {
 	c, _ := putSample(t)
@@ -122,5 +495,41 @@ func TestPutLeavesNoTemporaries(t *testing.T) {
 	shard, _ := os.ReadDir(filepath.Join(c.Dir, "actions", "aa"))
 	if len(shard) != 0 {
 		t.Errorf("failed Put left %v", shard)
+	}
+}
+
+// Put records canonical paths and refuses outputs outside the folder or
+// declared twice.
+func TestPutOutputs(t *testing.T) {
+	cases := []struct {
+		outputs []string
+		want    string // the error, or "" for success
+	}{
+		{[]string{"./tool", "lib//x.so"}, ""},
+		{[]string{"../tool"}, `cache step build [linux-x86_64]: declared output "../tool" is not a relative path inside the output folder`},
+		{[]string{"/etc/passwd"}, `cache step build [linux-x86_64]: declared output "/etc/passwd" is not a relative path inside the output folder`},
+		{[]string{"tool", "./tool"}, `cache step build [linux-x86_64]: output "./tool" is declared twice`},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprint(tc.outputs), func(t *testing.T) {
+			c := &Cache{Dir: t.TempDir()}
+			src := t.TempDir()
+			mustMkdir(t, filepath.Join(src, "lib"))
+			mustWrite(t, filepath.Join(src, "tool"), "t", 0o755)
+			mustWrite(t, filepath.Join(src, "lib", "x.so"), "x", 0o644)
+			e, err := c.Put(key, step, target, src, tc.outputs, nil)
+			if tc.want != "" {
+				if err == nil || err.Error() != tc.want {
+					t.Fatalf("Put = %v, want %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(e.Outputs) != 2 || e.Outputs[0].Path != "lib/x.so" || e.Outputs[1].Path != "tool" {
+				t.Errorf("outputs = %+v, want lib/x.so and tool", e.Outputs)
+			}
+		})
 	}
 }

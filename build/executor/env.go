@@ -13,7 +13,8 @@ type EnvOptions struct {
 	// GoCache is a persistent GOCACHE (content-addressed, safe to share);
 	// empty means a fresh one in the scratch folder.
 	GoCache string
-	// PassEnv names host variables passed through unchanged.
+	// PassEnv names host variables passed through unchanged; mkrelease's
+	// own (MKRELEASE_*) never are.
 	PassEnv []string
 	// Extra are the target's and step's variables (step wins), and
 	// MKRELEASE_* facts; they are applied last.
@@ -57,6 +58,9 @@ func Environment(o EnvOptions) map[string]string {
 		env["PATH"] = "/usr/local/bin:/usr/bin:/bin"
 	}
 	for _, k := range o.PassEnv {
+		if strings.HasPrefix(k, "MKRELEASE_") {
+			continue // mkrelease's own settings and secrets (MKRELEASE_KEY_PASSWORD) never reach a step
+		}
 		if v, ok := os.LookupEnv(k); ok {
 			env[k] = v
 		}

@@ -10,9 +10,17 @@
 // maps that turn the workspace path into "." in C compilers' output
 // (CFLAGS, CXXFLAGS, with -gno-record-gcc-switches; cgo gets no per-run
 // path at all, -trimpath maps its paths). It runs with umask 022, in
-// its own process group (killed as a whole on cancel or timeout), and in a
-// new network namespace where only a downed loopback exists, when the
-// kernel allows it; [Executor.Isolation] says whether it does.
+// its own process group (killed as a whole on cancel or timeout).
+//
+// On Linux every action runs in a bubblewrap sandbox (see [Sandbox]): its
+// own user, mount, PID, IPC, UTS and network namespaces, a file system view
+// of the system folders and the declared toolchains read-only and of its
+// workspace, output, scratch and declared caches writable, and nothing else:
+// not the project folder, the action cache, keys, the user's home, other
+// processes or host sockets. Where the kernel or the host refuses, the
+// executor falls back to a network namespace alone, or to nothing, and
+// [Executor.Sandbox] says so and why: the build records it and the release
+// policies refuse such a release unless the configuration allows it.
 //
 // Paths that differ between runs (the workspace, the output and scratch
 // folders) appear in the environment only through placeholders until the
@@ -29,12 +37,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -47,7 +54,11 @@ const (
 
 // KeySchema versions the action key: bump it whenever the executor changes
 // what an action may produce from the same inputs.
-const KeySchema = "mkrelease-action-v1"
+//
+// v2: actions run sandboxed, and the isolation level is part of the key, so
+// an output made outside the sandbox is never served to a sandboxed build;
+// the step and target are too, since an entry serves only its own step.
+const KeySchema = "mkrelease-action-v2"
 
 // Action is one command to run for one target.
 type Action struct {
@@ -66,69 +77,39 @@ type Action struct {
 	Inputs map[string]string
 	// Timeout bounds the run (0: 30 minutes).
 	Timeout time.Duration
+	// Tools are the commands of the locked toolchains (names looked up on
+	// the action's PATH, or paths): the sandbox shows their installation
+	// folders read-only. They are not part of the key (their versions are,
+	// through Inputs).
+	Tools []string
+	// Caches are persistent folders the action may write (a GOCACHE), bound
+	// writable into the sandbox. Not part of the key.
+	Caches []string
+	// Isolation is the [Sandbox.Level] the action runs under; it is part of
+	// the key.
+	Isolation string
 }
 
 // Key is the sha256 of everything that determines the action's outputs.
 func (a Action) Key() string {
 	type keyDoc struct {
 		Schema  string            `json:"schema"`
+		Step    string            `json:"step"`
+		Target  string            `json:"target"`
 		Argv    []string          `json:"argv"`
 		Env     map[string]string `json:"env"`
 		Dir     string            `json:"dir"`
 		Outputs []string          `json:"outputs"`
 		Inputs  map[string]string `json:"inputs"`
+		Sandbox string            `json:"sandbox"`
 	}
 	// encoding/json sorts map keys, so the document is canonical.
-	b, err := json.Marshal(keyDoc{KeySchema, a.Argv, KeyEnv(a.Env), a.Dir, a.Outputs, a.Inputs})
+	b, err := json.Marshal(keyDoc{KeySchema, a.Step, a.Target, a.Argv, KeyEnv(a.Env), a.Dir, a.Outputs, a.Inputs, a.Isolation})
 	if err != nil {
 		panic(err) // only strings: cannot fail
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
-}
-
-// Isolation reports whether actions run without network.
-type Isolation struct {
-	Network bool   // true when a network namespace is used
-	Reason  string // why not, when Network is false
-}
-
-// Executor runs actions.
-type Executor struct {
-	isolation Isolation
-	sysProc   func() *syscall.SysProcAttr
-}
-
-// New probes what the kernel allows and returns an executor.
-func New(ctx context.Context) *Executor {
-	e := &Executor{}
-	attr := netnsAttr()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", "exit 0")
-	cmd.SysProcAttr = attr()
-	cmd.Env = []string{}
-	if err := cmd.Run(); err != nil {
-		e.isolation = Isolation{Reason: fmt.Sprintf("the kernel refused a network namespace (%v)", err)}
-		e.sysProc = func() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
-	} else {
-		e.isolation = Isolation{Network: true}
-		e.sysProc = attr
-	}
-	return e
-}
-
-// Isolation says whether actions run without network.
-func (e *Executor) Isolation() Isolation { return e.isolation }
-
-func netnsAttr() func() *syscall.SysProcAttr {
-	return func() *syscall.SysProcAttr {
-		attr := &syscall.SysProcAttr{Setpgid: true, Cloneflags: syscall.CLONE_NEWNET}
-		if os.Geteuid() != 0 {
-			attr.Cloneflags |= syscall.CLONE_NEWUSER
-			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
-			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
-		}
-		return attr
-	}
 }
 
 // SourcePlaceholder stands for the workspace of a further source a step
@@ -169,8 +150,11 @@ type StepError struct {
 	Step, Target string
 	Reason       string
 	Tail         string
-	Isolated     bool
-	Err          error
+	// Isolated says the step ran without network; Sandboxed that it ran
+	// in the sandbox (for the hints).
+	Isolated  bool
+	Sandboxed bool
+	Err       error
 }
 
 // Error names the step, says why it failed and shows the end of its output.
@@ -185,6 +169,9 @@ func (e *StepError) Error() string {
 	}
 	if e.Isolated && looksLikeNetwork(e.Tail) {
 		b.WriteString("\n\thint: build steps run without network (a network namespace); vendor or pin what the step downloads as a [[source]]")
+	}
+	if e.Sandboxed && looksLikeMissingFile(e.Tail) {
+		b.WriteString("\n\thint: a build step sees only the system folders (/usr, /etc's essentials), the [[toolchain]]s of release.toml, its workspace, $MKRELEASE_OUT and its scratch HOME/TMPDIR; declare a tool the step runs as a [[toolchain]] to make its folder visible")
 	}
 	return b.String()
 }
@@ -203,6 +190,11 @@ func looksLikeNetwork(s string) bool {
 		}
 	}
 	return false
+}
+
+func looksLikeMissingFile(s string) bool {
+	s = strings.ToLower(s)
+	return strings.Contains(s, "not found") || strings.Contains(s, "no such file or directory")
 }
 
 // Run executes a with the given paths. The caller checks outputs.
@@ -224,27 +216,40 @@ func (e *Executor) Run(ctx context.Context, a Action, p Paths) (Result, error) {
 	for i, arg := range a.Argv {
 		argv[i] = Expand(resolvePath(arg, p), env)
 	}
+	dir := filepath.Join(p.Workspace, filepath.FromSlash(a.Dir))
+	for _, c := range a.Caches {
+		if err := os.MkdirAll(c, 0o755); err != nil {
+			return Result{}, fmt.Errorf("prepare cache folder: %w", err)
+		}
+	}
 	// umask is per process: set it in a tiny shell that then becomes the
 	// command, so mkrelease's own umask is never changed.
-	cmd := exec.Command("/bin/sh", append([]string{"-c", `umask 022 && exec "$@"`, "mkrelease-step"}, argv...)...)
-	cmd.Dir = filepath.Join(p.Workspace, filepath.FromSlash(a.Dir))
+	inner := append([]string{"/bin/sh", "-c", `umask 022 && exec "$@"`, "mkrelease-step"}, argv...)
+	cmd, err := e.command(a, p, env, dir, inner)
+	if err != nil {
+		return Result{}, &StepError{Step: a.Step, Target: a.Target, Reason: "could not prepare its sandbox", Err: err}
+	}
 	cmd.Env = envList(env)
-	cmd.SysProcAttr = e.sysProc()
 	var log lockedBuffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 
+	// The step's processes die with mkrelease (a parent-death signal, which
+	// the kernel ties to the thread that started them: keep this goroutine
+	// on that thread until the step has ended).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return Result{}, &StepError{Step: a.Step, Target: a.Target, Reason: "could not start", Err: err}
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	var err error
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		// Kill the whole process group: compilers spawn children.
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		// Kill the whole process group: compilers spawn children (in the
+		// sandbox, the PID namespace ends with them).
+		killGroup(cmd)
 		<-done
 		err = ctx.Err()
 	}
@@ -257,7 +262,8 @@ func (e *Executor) Run(ctx context.Context, a Action, p Paths) (Result, error) {
 		case errors.Is(err, context.Canceled):
 			reason = "cancelled"
 		}
-		return res, &StepError{Step: a.Step, Target: a.Target, Reason: reason, Tail: Tail(res.Log, 30), Isolated: e.isolation.Network, Err: err}
+		return res, &StepError{Step: a.Step, Target: a.Target, Reason: reason, Tail: Tail(res.Log, 30),
+			Isolated: e.sandbox.Network, Sandboxed: e.sandbox.Isolated, Err: err}
 	}
 	return res, nil
 }

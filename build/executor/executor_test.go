@@ -25,6 +25,15 @@ func TestMain(m *testing.M) {
 		c.Close()
 		fmt.Println("connected")
 		os.Exit(0)
+	case "dialunix":
+		c, err := net.DialTimeout("unix", os.Getenv("EXECUTOR_TEST_ADDR"), 2*time.Second)
+		if err != nil {
+			fmt.Println("dial failed:", err)
+			os.Exit(7)
+		}
+		c.Close()
+		fmt.Println("connected")
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -71,7 +80,7 @@ func TestKeyIgnoresRunPathsAndPATH(t *testing.T) {
 
 func TestEnvironmentIsSealed(t *testing.T) {
 	t.Setenv("MKRELEASE_TEST_SECRET", "leak")
-	e := New(context.Background())
+	e := New(context.Background(), Options{})
 	p := paths(t)
 	res, err := e.Run(context.Background(), action("sh", "-c", "env; umask"), p)
 	if err != nil {
@@ -96,10 +105,21 @@ func TestEnvironmentIsSealed(t *testing.T) {
 	}
 }
 
+func TestPassEnvNeverPassesMkreleaseSecrets(t *testing.T) {
+	t.Setenv("MKRELEASE_KEY_PASSWORD", "s3cret")
+	t.Setenv("MKRELEASE_TEST_PASSED", "yes")
+	env := Environment(EnvOptions{Epoch: 1, PassEnv: []string{"MKRELEASE_KEY_PASSWORD", "MKRELEASE_TEST_PASSED", "HOME"}})
+	for _, k := range []string{"MKRELEASE_KEY_PASSWORD", "MKRELEASE_TEST_PASSED"} {
+		if _, ok := env[k]; ok {
+			t.Errorf("pass_env passed %s into a step", k)
+		}
+	}
+}
+
 func TestUmaskIsFixed(t *testing.T) {
 	old := syscall.Umask(0o077)
 	defer syscall.Umask(old)
-	e := New(context.Background())
+	e := New(context.Background(), Options{})
 	p := paths(t)
 	if _, err := e.Run(context.Background(), action("sh", "-c", "echo x > ${MKRELEASE_OUT}/f"), p); err != nil {
 		t.Fatal(err)
@@ -114,9 +134,9 @@ func TestUmaskIsFixed(t *testing.T) {
 }
 
 func TestNetworkIsCutOff(t *testing.T) {
-	e := New(context.Background())
-	if !e.Isolation().Network {
-		t.Skipf("no network namespace here: %s", e.Isolation().Reason)
+	e := New(context.Background(), Options{})
+	if !e.Sandbox().Network {
+		t.Skipf("no network namespace here: %s", e.Sandbox().Reason)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -134,6 +154,7 @@ func TestNetworkIsCutOff(t *testing.T) {
 	}()
 	exe, _ := os.Executable()
 	a := action(exe)
+	a.Tools = []string{exe} // the sandbox shows a toolchain's folder
 	a.Env["EXECUTOR_TEST_HELPER"] = "dial"
 	a.Env["EXECUTOR_TEST_ADDR"] = ln.Addr().String()
 	_, err = e.Run(context.Background(), a, paths(t))
@@ -152,7 +173,7 @@ func TestNetworkIsCutOff(t *testing.T) {
 }
 
 func TestFailureCarriesTail(t *testing.T) {
-	e := New(context.Background())
+	e := New(context.Background(), Options{})
 	_, err := e.Run(context.Background(), action("sh", "-c", "for i in $(seq 1 100); do echo line $i; done; echo boom >&2; exit 3"), paths(t))
 	var se *StepError
 	if !errors.As(err, &se) {
@@ -167,7 +188,7 @@ func TestFailureCarriesTail(t *testing.T) {
 }
 
 func TestTimeoutKillsProcessGroup(t *testing.T) {
-	e := New(context.Background())
+	e := New(context.Background(), Options{})
 	p := paths(t)
 	a := action("sh", "-c", "(sleep 30; touch ${MKRELEASE_OUT}/late) & wait")
 	a.Timeout = 300 * time.Millisecond

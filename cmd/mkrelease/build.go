@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/internal/artifact"
 	"github.com/mkrelease/mkrelease/pipeline"
@@ -59,6 +60,8 @@ type buildReport struct {
 	Version         string                 `json:"version"`
 	Out             string                 `json:"out"`
 	Targets         []string               `json:"targets"`
+	Sandboxed       bool                   `json:"sandboxed"`
+	Sandbox         string                 `json:"sandbox,omitempty"`
 	NetworkIsolated bool                   `json:"network_isolated"`
 	IsolationNote   string                 `json:"isolation_note,omitempty"`
 	ActionsTotal    int                    `json:"actions_total"`
@@ -124,13 +127,15 @@ func buildRun(ctx context.Context, o *BuildOptions) error {
 	r, err := pipeline.Build(ctx, pipeline.BuildOptions{
 		Config: cfg, Lock: l, LockFile: g.lockPath(), Relock: g.relockCommand(), Targets: targets,
 		Out: o.Out, CacheDir: cache, NoCache: o.NoCache, Logger: log, Signer: signer, Getenv: o.Factory.Getenv,
+		Sandbox: sandboxOptions(o.Factory),
 	})
 	if err != nil {
 		return err
 	}
 	rep := buildReport{
 		Project: cfg.Project.NormalizedName, Version: cfg.Project.Version, Out: o.Out, Targets: names(targets),
-		NetworkIsolated: r.NetworkIsolated, IsolationNote: r.IsolationNote, Actions: r.Actions,
+		Sandboxed: r.Sandbox.Isolated, Sandbox: r.Sandbox.Name, NetworkIsolated: r.Sandbox.Network, IsolationNote: r.Sandbox.Reason,
+		Actions:      r.Actions,
 		ActionsTotal: len(r.Actions), Artifacts: []reportArtifact{},
 	}
 	if rep.Actions == nil {
@@ -153,13 +158,15 @@ func buildRun(ctx context.Context, o *BuildOptions) error {
 	for _, a := range r.Artifacts.Filter(artifact.Not(artifact.ByKind(artifact.Manifest))) {
 		fmt.Fprintf(w, "%s  %s\n", a.SHA256, a.Path)
 	}
-	iso := "network isolated"
-	if !r.NetworkIsolated {
-		iso = "NOT network isolated: " + r.IsolationNote
-	}
 	fmt.Fprintf(w, "built %s %s for %s into %s: %d action%s (%d ran, %d cached); %s\n",
-		rep.Project, rep.Version, strings.Join(rep.Targets, ", "), o.Out, rep.ActionsTotal, plural(rep.ActionsTotal), rep.ActionsRun, rep.ActionsCached, iso)
+		rep.Project, rep.Version, strings.Join(rep.Targets, ", "), o.Out, rep.ActionsTotal, plural(rep.ActionsTotal), rep.ActionsRun, rep.ActionsCached, r.Sandbox.Describe())
 	return nil
+}
+
+// sandboxOptions configures the build steps' sandbox: MKRELEASE_BWRAP names
+// the bubblewrap binary (default: bwrap on PATH).
+func sandboxOptions(f *Factory) executor.Options {
+	return executor.Options{Bwrap: f.Getenv("MKRELEASE_BWRAP")}
 }
 
 func names(ts []config.Target) []string {

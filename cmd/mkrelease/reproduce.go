@@ -103,7 +103,7 @@ func reproduceRun(ctx context.Context, o *ReproduceOptions) error {
 	rebuilt := work + "/dist"
 	if _, err := pipeline.Build(ctx, pipeline.BuildOptions{
 		Config: cfg, Lock: l, LockFile: g.lockPath(), Relock: g.relockCommand(), Targets: targets,
-		Out: rebuilt, CacheDir: cache, Logger: log,
+		Out: rebuilt, CacheDir: cache, Logger: log, Sandbox: sandboxOptions(o.Factory),
 	}); err != nil {
 		return err
 	}

@@ -103,7 +103,7 @@ func Provenance(r *release.Release, getenv func(string) string, started, finishe
 			"project":             map[string]any{"name": c.Project.NormalizedName, "version": c.Project.Version},
 			"targets":             targetNames(r),
 		},
-		InternalParameters: map[string]any{"source_date_epoch": r.Epoch},
+		InternalParameters: map[string]any{"source_date_epoch": r.Epoch, "sandbox": sandboxFacts(r)},
 		BuilderID:          builderID(getenv),
 		BuilderVersion:     map[string]string{"mkrelease": release.ToolVersion},
 		InvocationID:       invocationID(getenv),
@@ -175,6 +175,22 @@ func Provenance(r *release.Release, getenv func(string) string, started, finishe
 		}
 	}
 	return p
+}
+
+// sandboxFacts records how the build steps ran, for the release policies
+// (build.sandboxed) and auditors: isolated or not, the sandbox and its
+// namespaces, the isolation level, and why not when not.
+func sandboxFacts(r *release.Release) map[string]any {
+	sb := r.Sandbox
+	ns := sb.Namespaces
+	if ns == nil {
+		ns = []string{}
+	}
+	facts := map[string]any{"isolated": sb.Isolated, "sandbox": sb.Name, "namespaces": ns, "level": sb.Level()}
+	if !sb.Isolated {
+		facts["reason"] = sb.Reason
+	}
+	return facts
 }
 
 func targetNames(r *release.Release) []string {

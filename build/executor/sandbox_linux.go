@@ -1,0 +1,201 @@
+package executor
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// namespaces are the namespaces bubblewrap gives each step.
+var namespaces = []string{"user", "mount", "pid", "ipc", "uts", "network"}
+
+// New probes what the host allows and returns an executor: the bubblewrap
+// sandbox when bubblewrap is installed and the kernel lets it create its
+// namespaces, else a network namespace alone, else nothing; [Sandbox]
+// says which and why.
+func New(ctx context.Context, o Options) *Executor {
+	e := &Executor{}
+	bwrap := o.Bwrap
+	if bwrap == "" {
+		bwrap, _ = exec.LookPath("bwrap")
+	}
+	var reason string
+	if bwrap == "" {
+		reason = "bubblewrap (bwrap) is not installed; scripts/bootstrap installs it (Debian: apt-get install bubblewrap)"
+	} else if err := probeBwrap(ctx, bwrap); err != nil {
+		reason = fmt.Sprintf("bubblewrap (%s) could not create the sandbox's namespaces: %v", bwrap, err)
+	} else {
+		e.bwrap = bwrap
+		e.sandbox = Sandbox{Isolated: true, Network: true, Name: bwrapVersion(bwrap), Namespaces: namespaces}
+		return e
+	}
+	e.sandbox.Reason = reason
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", "exit 0")
+	cmd.SysProcAttr = netnsAttr()
+	cmd.Env = []string{}
+	if err := cmd.Run(); err != nil {
+		e.sandbox.Reason += fmt.Sprintf("; the kernel refused a network namespace too (%v)", err)
+		return e
+	}
+	e.netns = true
+	e.sandbox.Network = true
+	return e
+}
+
+// probeBwrap runs a trivial command in a sandbox made like a step's.
+func probeBwrap(ctx context.Context, bwrap string) error {
+	dir, err := os.MkdirTemp("", "mkrelease-sandbox-probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	p := Paths{Workspace: filepath.Join(dir, "ws"), Out: filepath.Join(dir, "out"), Scratch: filepath.Join(dir, "scratch")}
+	for _, d := range []string{p.Workspace, p.Out, filepath.Join(p.Scratch, "tmp"), filepath.Join(p.Scratch, "home")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	args, err := bwrapArgs(Action{}, p, map[string]string{}, p.Workspace)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bwrap, append(args, "/bin/sh", "-c", "exit 0")...)
+	cmd.Env = []string{}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return fmt.Errorf("%w: %s", err, msg)
+		}
+		return err
+	}
+	return nil
+}
+
+// command returns the command that runs inner (argv) for action a.
+func (e *Executor) command(a Action, p Paths, env map[string]string, dir string, inner []string) (*exec.Cmd, error) {
+	closeInherited()
+	if !e.sandbox.Isolated {
+		cmd := exec.Command(inner[0], inner[1:]...)
+		cmd.Dir = dir
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		if e.netns {
+			cmd.SysProcAttr = netnsAttr()
+		}
+		return cmd, nil
+	}
+	args, err := bwrapArgs(a, p, env, dir)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(e.bwrap, append(args, inner...)...)
+	// bubblewrap dies with mkrelease (its parent-death signal), and takes
+	// the step with it (--die-with-parent; the PID namespace ends when its
+	// first process does).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	return cmd, nil
+}
+
+// bwrapArgs composes bubblewrap's arguments for a step, up to and including
+// the "--" before the command.
+func bwrapArgs(a Action, p Paths, env map[string]string, dir string) ([]string, error) {
+	args := []string{
+		"--unshare-user", "--uid", sandboxUID, "--gid", sandboxUID,
+		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try",
+		"--hostname", "mkrelease-step",
+		"--die-with-parent", "--new-session",
+	}
+	for _, d := range systemDirs {
+		st, err := os.Lstat(d)
+		switch {
+		case err != nil:
+			continue
+		case st.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(d)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, "--symlink", target, d)
+		case st.IsDir():
+			args = append(args, "--ro-bind", d, d)
+		}
+	}
+	for _, f := range etcFiles {
+		args = append(args, "--ro-bind-try", "/etc/"+f, "/etc/"+f)
+	}
+	// The step's own account: the same for every host user.
+	etc := filepath.Join(p.Scratch, "etc")
+	if err := os.MkdirAll(etc, 0o755); err != nil {
+		return nil, err
+	}
+	for name, content := range map[string]string{
+		"passwd": "root:x:0:0:root:/nonexistent:/usr/sbin/nologin\nbuilder:x:" + sandboxUID + ":" + sandboxUID + ":mkrelease build step:" + p.Scratch + "/home:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+		"group":  "root:x:0:\nbuilder:x:" + sandboxUID + ":\nnogroup:x:65534:\n",
+	} {
+		f := filepath.Join(etc, name)
+		if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
+			return nil, err
+		}
+		args = append(args, "--ro-bind", f, "/etc/"+name)
+	}
+	args = append(args, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp")
+	for _, root := range toolRoots(a.Tools, env["PATH"]) {
+		args = append(args, "--ro-bind", root, root)
+	}
+	for _, name := range slices.Sorted(maps.Keys(p.Sources)) {
+		args = append(args, "--ro-bind", p.Sources[name], p.Sources[name])
+	}
+	for _, d := range append([]string{p.Workspace, p.Out, p.Scratch}, a.Caches...) {
+		args = append(args, "--bind", d, d)
+	}
+	// Nothing but the step's own folders stays writable: not the root, and
+	// not the /tmp that holds the mount points of folders below it (the
+	// step's TMPDIR is its scratch).
+	args = append(args, "--remount-ro", "/tmp", "--remount-ro", "/", "--chdir", dir, "--")
+	return args, nil
+}
+
+// netnsAttr is the fallback's isolation: a network namespace, and a PID
+// namespace so that the step's processes end with its first one (which
+// ends with mkrelease).
+func netnsAttr() *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: syscall.CLONE_NEWNET | syscall.CLONE_NEWPID}
+	if os.Geteuid() != 0 {
+		attr.Cloneflags |= syscall.CLONE_NEWUSER
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
+	}
+	return attr
+}
+
+// closeInherited marks every descriptor above stderr close-on-exec. Go opens
+// its own descriptors that way, but one mkrelease inherited from whatever
+// started it (a pipe, a credential helper's socket) would otherwise pass on
+// into every step.
+func closeInherited() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
+}
+
+// killGroup kills the command's process group.
+func killGroup(cmd *exec.Cmd) {
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+}

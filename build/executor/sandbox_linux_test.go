@@ -1,0 +1,181 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func sandboxed(t *testing.T) *Executor {
+	t.Helper()
+	e := New(context.Background(), Options{})
+	if !e.Sandbox().Isolated {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no sandbox on CI: %s", e.Sandbox().Reason)
+		}
+		t.Skipf("no sandbox here: %s", e.Sandbox().Reason)
+	}
+	return e
+}
+
+// TestSandboxView runs, inside a step, each thing a hostile step would try
+// and, outside it, the same thing as a control: each attempt succeeds on
+// the host and fails in the sandbox.
+func TestSandboxView(t *testing.T) {
+	e := sandboxed(t)
+	host := t.TempDir()
+	secret := filepath.Join(host, "signing.key")
+	if err := os.WriteFile(secret, []byte("PRIVATE KEY"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(host, "victim.txt")
+	if err := os.WriteFile(victim, []byte("original"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(host, "agent.sock")
+	for _, addr := range []string{sock, "@mkrelease-executor-test-" + strconv.Itoa(os.Getpid())} {
+		ln, err := net.Listen("unix", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+	}
+	exe, _ := os.Executable()
+	home, _ := os.UserHomeDir()
+	self := strconv.Itoa(os.Getpid())
+	for _, c := range []struct {
+		name string
+		argv []string
+		env  map[string]string
+	}{
+		{"read a file outside its folders", []string{"cat", secret}, nil},
+		{"list the user's home", []string{"ls", home}, nil},
+		{"write outside its folders", []string{"sh", "-c", "echo changed > " + victim}, nil},
+		{"see mkrelease's process", []string{"cat", "/proc/" + self + "/environ"}, nil},
+		{"see any host process", []string{"sh", "-c", "test $(ls /proc | grep -c '^[0-9]') -gt 8"}, nil},
+		{"reach a host Unix socket", []string{exe}, map[string]string{"EXECUTOR_TEST_HELPER": "dialunix", "EXECUTOR_TEST_ADDR": sock}},
+		{"reach an abstract Unix socket", []string{exe}, map[string]string{"EXECUTOR_TEST_HELPER": "dialunix", "EXECUTOR_TEST_ADDR": "@mkrelease-executor-test-" + self}},
+		{"read /etc/shadow", []string{"cat", "/etc/shadow"}, nil},
+		{"write into a system folder", []string{"touch", "/usr/mkrelease-escape"}, nil},
+		{"write into the root folder", []string{"touch", "/mkrelease-escape"}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := action(c.argv...)
+			a.Tools = []string{exe}
+			for k, v := range c.env {
+				a.Env[k] = v
+			}
+			res, err := e.Run(context.Background(), a, paths(t))
+			var se *StepError
+			if !errors.As(err, &se) {
+				t.Errorf("in the sandbox: err = %v, want the step to fail; output:\n%s", err, res.Log)
+			}
+			// The control: the same command on the host succeeds, so the
+			// sandbox is what stopped it.
+			if c.name == "see any host process" || c.name == "write into a system folder" || c.name == "write into the root folder" || c.name == "read /etc/shadow" {
+				return // true of any host; nothing to restore
+			}
+			cmd := exec.Command(c.argv[0], c.argv[1:]...)
+			cmd.Env = os.Environ()
+			for k, v := range c.env {
+				cmd.Env = append(cmd.Env, k+"="+v)
+			}
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("control on the host failed too (%v: %s): the case proves nothing", err, out)
+			}
+			os.WriteFile(victim, []byte("original"), 0o644)
+			os.Remove(filepath.Join(os.TempDir(), "mkrelease-sandbox-escape-"+self))
+		})
+	}
+	// /tmp is the sandbox's own, and read-only: what a step tries to write
+	// there fails and never reaches the host.
+	escape := filepath.Join("/tmp", "mkrelease-sandbox-escape-"+self)
+	if _, err := e.Run(context.Background(), action("sh", "-c", "echo x > "+escape), paths(t)); err == nil {
+		t.Errorf("a step could write %s", escape)
+	}
+	if _, err := os.Stat(escape); err == nil {
+		os.Remove(escape)
+		t.Errorf("a step wrote %s on the host", escape)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "original" {
+		t.Errorf("a host file was changed from a step: %q", b)
+	}
+}
+
+// TestSandboxIdentity: a step runs as the same user on every host, with its
+// own host name, only its standard streams open, and its own folders
+// writable.
+func TestSandboxIdentity(t *testing.T) {
+	e := sandboxed(t)
+	p := paths(t)
+	res, err := e.Run(context.Background(), action("sh", "-c",
+		`echo "uid=$(id -u) gid=$(id -g) host=$(hostname)"; ls /proc/self/fd | tr '\n' ' '; echo; `+
+			`echo ok > ${MKRELEASE_OUT}/o && echo ok > ws.txt && echo ok > ${TMPDIR}/t && echo ok > ${HOME}/h && echo writable`), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := string(res.Log)
+	for _, want := range []string{"uid=1000 gid=1000 host=mkrelease-step", "writable"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("output lacks %q:\n%s", want, log)
+		}
+	}
+	// ls opens one descriptor of its own to read the folder: 0 1 2 3.
+	if !strings.Contains(log, "\n0 1 2 3 \n") {
+		t.Errorf("open descriptors in the step, want 0 1 2 (and ls's own 3):\n%s", log)
+	}
+	if _, err := os.Stat(filepath.Join(p.Workspace, "ws.txt")); err != nil {
+		t.Errorf("the workspace is not writable from the step: %v", err)
+	}
+}
+
+// TestUnsandboxedFallback: when bubblewrap cannot run, the executor still
+// runs steps and says why they are not sandboxed.
+func TestUnsandboxedFallback(t *testing.T) {
+	e := New(context.Background(), Options{Bwrap: "/bin/false"})
+	sb := e.Sandbox()
+	if sb.Isolated || sb.Level() == LevelSandbox {
+		t.Fatalf("sandbox = %+v with a bubblewrap that always fails", sb)
+	}
+	if !strings.Contains(sb.Reason, "bubblewrap (/bin/false) could not create the sandbox's namespaces") {
+		t.Errorf("reason = %q", sb.Reason)
+	}
+	if !strings.Contains(sb.Describe(), "NOT sandboxed") {
+		t.Errorf("describe = %q", sb.Describe())
+	}
+	if _, err := e.Run(context.Background(), action("sh", "-c", "echo ran"), paths(t)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSandboxLevelIsInTheKey: an output made outside the sandbox is never
+// served to a sandboxed build.
+func TestSandboxLevelIsInTheKey(t *testing.T) {
+	a := action("true")
+	a.Isolation = LevelSandbox
+	b := a
+	b.Isolation = LevelNetwork
+	if a.Key() == b.Key() {
+		t.Error("the key ignores the isolation level")
+	}
+	c := a
+	c.Tools, c.Caches = []string{"/opt/x/bin/cc"}, []string{"/cache/go"}
+	if a.Key() != c.Key() {
+		t.Error("the key depends on where the tools and caches are")
+	}
+}
