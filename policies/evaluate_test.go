@@ -35,10 +35,12 @@ func passing() Input {
 			{Name: "vexl-0.3.0-linux-x86_64.tar.gz", Kind: "bundle", Target: x86, SHA256: strings.Repeat("3", 64), Verified: true},
 			{Name: "vexl-0.3.0.spdx.json", Kind: "sbom", SHA256: strings.Repeat("4", 64), Verified: true},
 		},
-		Provenance: Provenance{Present: true, File: prov, SignedByTrustedKey: true, KeyID: "SHA256:release", SubjectsMatch: true},
+		Provenance: Provenance{Present: true, File: prov, SignedByTrustedKey: true, KeyID: "SHA256:release", SubjectsMatch: true,
+			Sandbox: Sandbox{Recorded: true, Isolated: true, Name: "bubblewrap 0.8.0", Namespaces: []string{"user", "mount", "pid", "ipc", "uts", "net"}}},
 		Evidence: []Evidence{{
 			Target: x86, Present: true, File: evx86, SignedByTrustedKey: true, KeyID: "SHA256:verifier",
 			WheelsMatch: true, Sanitised: true, StoreIntact: true, AggregatesMatch: true,
+			DeclaredLanes: []DeclaredLane{{Name: "semantic", Kind: LaneCases}, {Name: "throughput", Kind: LaneCrossover}},
 			Lanes: []Lane{
 				{Name: "semantic", Kind: LaneCases, Cases: &Cases{Total: 319, Pass: 318, Skip: 1}},
 				{Name: "throughput", Kind: LaneCrossover, Crossover: &Crossover{
@@ -117,6 +119,23 @@ var ruleTests = []struct {
 	{"provenance subjects", func(in *Input) { in.Provenance.SubjectsMatch = false },
 		[]string{"[provenance.subjects] the subjects of provenance vexl-0.3.0.intoto.jsonl do not match the release's artifacts"}},
 
+	// build.sandboxed
+	{"build not sandboxed", func(in *Input) {
+		in.Provenance.Sandbox = Sandbox{Recorded: true, Reason: "bubblewrap is not installed"}
+	}, []string{"[build.sandboxed] the build steps ran without a sandbox (bubblewrap is not installed); rebuild where user namespaces are allowed, or set [build] allow_unsandboxed = true"}},
+	{"provenance records no sandbox", func(in *Input) { in.Provenance.Sandbox = Sandbox{} },
+		[]string{"[build.sandboxed] the build steps ran without a sandbox (the provenance does not record a sandbox); rebuild where user namespaces are allowed, or set [build] allow_unsandboxed = true"}},
+	{"not sandboxed, no reason", func(in *Input) { in.Provenance.Sandbox = Sandbox{Recorded: true} },
+		[]string{"[build.sandboxed] the build steps ran without a sandbox (no reason recorded); rebuild where user namespaces are allowed, or set [build] allow_unsandboxed = true"}},
+	{"not sandboxed, allowed", func(in *Input) {
+		in.Parameters.AllowUnsandboxed = true
+		in.Provenance.Sandbox = Sandbox{Recorded: true, Reason: "bubblewrap is not installed"}
+	}, nil},
+	{"sandbox of an untrusted provenance is not judged", func(in *Input) {
+		in.Provenance.SignedByTrustedKey, in.Provenance.KeyID = false, ""
+		in.Provenance.Sandbox = Sandbox{}
+	}, []string{"[provenance.signed] provenance vexl-0.3.0.intoto.jsonl is not signed by a trusted key"}},
+
 	// evidence.* facts
 	{"no targets", func(in *Input) { in.Release.Targets = nil },
 		[]string{"[evidence.present] the release names no targets"}},
@@ -150,9 +169,39 @@ var ruleTests = []struct {
 	{"evidence aggregates disagree", func(in *Input) { in.Evidence[0].AggregatesMatch = false },
 		[]string{"[evidence.aggregates] linux-x86_64: a summary in evidence " + evx86 + " disagrees with its raw records"}},
 	{"evidence without lanes", func(in *Input) { in.Evidence[0].Lanes = nil },
-		[]string{"[evidence.lanes] linux-x86_64: evidence " + evx86 + " has no lanes"}},
+		[]string{
+			"[evidence.lanes] linux-x86_64: evidence " + evx86 + " has no lanes",
+			"[evidence.lanes] linux-x86_64: lane semantic is declared in release.toml but missing from the evidence",
+			"[evidence.lanes] linux-x86_64: lane throughput is declared in release.toml but missing from the evidence",
+		}},
 	{"lane of unknown kind", func(in *Input) { in.Evidence[0].Lanes[0].Kind = "fuzz" },
-		[]string{`[evidence.lanes] linux-x86_64 semantic: unknown lane kind "fuzz"`}},
+		[]string{
+			"[evidence.lanes] linux-x86_64 semantic: release.toml declares a cases lane, but the evidence has a fuzz lane",
+			`[evidence.lanes] linux-x86_64 semantic: unknown lane kind "fuzz"`,
+		}},
+	// Declared lanes: `evidence run --lane semantic` leaves throughput out.
+	{"declared lane missing", func(in *Input) { in.Evidence[0].Lanes = in.Evidence[0].Lanes[:1] },
+		[]string{"[evidence.lanes] linux-x86_64: lane throughput is declared in release.toml but missing from the evidence"}},
+	{"declared lane of another kind", func(in *Input) {
+		in.Evidence[0].Lanes[1] = Lane{Name: "throughput", Kind: LaneCases, Cases: &Cases{Total: 1, Pass: 1}}
+	}, []string{"[evidence.lanes] linux-x86_64 throughput: release.toml declares a crossover lane, but the evidence has a cases lane"}},
+	{"an undeclared lane is judged like any other", func(in *Input) {
+		in.Evidence[0].Lanes = append(in.Evidence[0].Lanes, Lane{Name: "determinism", Kind: LaneCases, Cases: &Cases{Total: 2, Fail: 2,
+			Failing: []FailingCase{{ID: "a", Status: "FAIL"}, {ID: "b", Status: "FAIL"}}}})
+	}, []string{
+		"[evidence.cases] linux-x86_64 determinism: case a is FAIL, not PASS",
+		"[evidence.cases] linux-x86_64 determinism: case b is FAIL, not PASS",
+	}},
+	{"declared lanes of the second target", func(in *Input) {
+		in.Release.Targets = []string{x86, arm}
+		ev := in.Evidence[0]
+		ev.Target, ev.File, ev.Lanes = arm, evarm, ev.Lanes[1:]
+		in.Evidence = append(in.Evidence, ev)
+	}, []string{"[evidence.lanes] linux-aarch64: lane semantic is declared in release.toml but missing from the evidence"}},
+	{"declared lanes of evidence not present are not judged", func(in *Input) {
+		in.Evidence[0].Present = false
+		in.Evidence[0].Lanes = nil
+	}, []string{"[evidence.present] linux-x86_64: there is no verifier evidence for this target (expected " + evx86 + ")"}},
 	{"cases lane without counts", func(in *Input) { in.Evidence[0].Lanes[0].Cases = nil },
 		[]string{"[evidence.lanes] linux-x86_64 semantic: a cases lane without its case counts"}},
 	{"crossover lane without boards", func(in *Input) { in.Evidence[0].Lanes[1].Crossover = nil },
@@ -353,6 +402,7 @@ func failing() Input {
 	in.Provenance.SubjectsMatch = false
 	in.Evidence[0].Sanitised = false
 	in.Evidence[0].StoreIntact = false
+	in.Evidence[0].DeclaredLanes = append(in.Evidence[0].DeclaredLanes, DeclaredLane{Name: "determinism", Kind: LaneCases})
 	*cases(&in) = Cases{Total: 319, Pass: 318, Fail: 1, Failing: []FailingCase{{ID: "func/x", Status: "FAIL"}}}
 	x := crossover(&in)
 	x.Overall.Geomean = 0.91
@@ -378,6 +428,7 @@ func TestNoShortCircuit(t *testing.T) {
 		"[evidence.present] linux-aarch64: there is no verifier evidence for this target",
 		"[evidence.sanitised] linux-x86_64: evidence " + evx86 + " is not sanitised",
 		"[evidence.store] linux-x86_64: the store of evidence " + evx86 + " is not intact",
+		"[evidence.lanes] linux-x86_64: lane determinism is declared in release.toml but missing from the evidence",
 		"[evidence.cases] linux-x86_64 semantic: case func/x is FAIL, not PASS",
 		"[evidence.throughput] linux-x86_64 throughput: overall geomean 0.9100 is not above the minimum 1.00",
 		"[evidence.overall] linux-x86_64 throughput: overall geomean 0.9100 is below the minimum 0.95",
@@ -404,7 +455,7 @@ func TestNoShortCircuit(t *testing.T) {
 	if !errors.As(err, &denial) || denial.Rule != RuleArtifactVerified {
 		t.Errorf("errors.As(*Denial) = %+v, want the first denial", denial)
 	}
-	if !strings.Contains(err.Error(), "(15 reasons):\n  [artifact.verified] ") {
+	if !strings.Contains(err.Error(), "(16 reasons):\n  [artifact.verified] ") {
 		t.Errorf("Err().Error() = %q", err.Error())
 	}
 }
@@ -710,7 +761,7 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("%s differs from the embedded default (%v)", m.Name, err)
 		}
 	}
-	want := []string{"default/artifact.rego", "default/channel.rego", "default/evidence.rego", "default/input.rego",
+	want := []string{"default/artifact.rego", "default/build.rego", "default/channel.rego", "default/evidence.rego", "default/input.rego",
 		"default/lib.rego", "default/provenance.rego", "default/throughput.rego"}
 	if !slices.Equal(names, want) {
 		t.Errorf("Defaults() = %q, want %q", names, want)

@@ -49,11 +49,15 @@ type Parameters struct {
 	// AllowDowngrade lets a version lower than the newest published one
 	// be published.
 	AllowDowngrade bool `json:"allow_downgrade"`
+	// AllowUnsandboxed lets a release whose build steps ran without a
+	// sandbox be published (release.toml's [build] allow_unsandboxed).
+	AllowUnsandboxed bool `json:"allow_unsandboxed"`
 }
 
 // DefaultParameters are the thresholds of DESIGN §8: throughput geomean
 // > 1.00, overall ≥ 0.95, every phase ≥ 0.90, every workload ≥ 0.80,
-// robust CV ≤ 10 %, no downgrade.
+// robust CV ≤ 10 %, no downgrade, and build steps run in a sandbox
+// (DESIGN §5).
 func DefaultParameters() Parameters {
 	return Parameters{
 		MinThroughputGeomean: 1.0,
@@ -62,6 +66,7 @@ func DefaultParameters() Parameters {
 		MinWorkload:          0.80,
 		MaxRobustCV:          0.10,
 		AllowDowngrade:       false,
+		AllowUnsandboxed:     false,
 	}
 }
 
@@ -95,6 +100,27 @@ type Provenance struct {
 	// artifacts, digest for digest.
 	SubjectsMatch bool     `json:"subjects_match"`
 	Findings      []string `json:"findings"`
+	// Sandbox is how the build steps ran, as the statement records it;
+	// only a statement signed by a trusted key is read, so it is the zero
+	// value (not isolated) unless SignedByTrustedKey.
+	Sandbox Sandbox `json:"sandbox"`
+}
+
+// Sandbox is how the build steps ran, as the signed provenance records it
+// in buildDefinition.internalParameters.sandbox.
+type Sandbox struct {
+	// Recorded says the provenance records it. A provenance that does not
+	// counts as not isolated.
+	Recorded bool `json:"recorded"`
+	// Isolated says every step ran in the sandbox (own user, mount, PID,
+	// IPC, UTS and network namespaces; DESIGN §5).
+	Isolated bool `json:"isolated"`
+	// Name is the sandbox and its version ("bubblewrap 0.8.0").
+	Name string `json:"sandbox"`
+	// Namespaces are the namespaces each step got.
+	Namespaces []string `json:"namespaces"`
+	// Reason says why the steps were not isolated, when they were not.
+	Reason string `json:"reason"`
 }
 
 // Evidence is the verifier evidence of one target and what checking it
@@ -123,6 +149,17 @@ type Evidence struct {
 	AggregatesMatch bool              `json:"aggregates_match"`
 	Findings        []EvidenceFinding `json:"findings"`
 	Lanes           []Lane            `json:"lanes"`
+	// DeclaredLanes are the lanes release.toml declares for the target
+	// ([[evidence.lane]], in its order): the evidence must hold each one,
+	// of its kind.
+	DeclaredLanes []DeclaredLane `json:"declared_lanes"`
+}
+
+// DeclaredLane is one [[evidence.lane]] of release.toml.
+type DeclaredLane struct {
+	Name string `json:"name"`
+	// Kind is [LaneCases] or [LaneCrossover].
+	Kind string `json:"kind"`
 }
 
 // EvidenceFinding is one failed check of evidence (evidence/runner's
@@ -249,9 +286,11 @@ func (in Input) normalised() Input {
 		out.Artifacts[i] = a
 	}
 	out.Provenance.Findings = orEmpty(in.Provenance.Findings)
+	out.Provenance.Sandbox.Namespaces = orEmpty(in.Provenance.Sandbox.Namespaces)
 	out.Evidence = make([]Evidence, len(in.Evidence))
 	for i, e := range in.Evidence {
 		e.Findings = orEmpty(e.Findings)
+		e.DeclaredLanes = orEmpty(e.DeclaredLanes)
 		lanes := make([]Lane, len(e.Lanes))
 		for j, l := range e.Lanes {
 			if l.Cases != nil {

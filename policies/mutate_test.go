@@ -142,6 +142,11 @@ func TestMutations(t *testing.T) {
 		"input.Evidence[0].StoreIntact=flip",
 		"input.Evidence[0].AggregatesMatch=flip",
 		"input.Evidence[0].Lanes=nil",
+		"input.Evidence[0].Lanes=[:1]", // the throughput lane never ran
+		"input.Evidence[0].Lanes=[1:]",
+		"input.Evidence[0].DeclaredLanes[0].Name=\"x\"",
+		"input.Evidence[0].DeclaredLanes[1].Kind=\"x\"",
+		"input.Provenance.Sandbox.Isolated=flip",
 		"input.Release.Targets=nil",
 		"input.Channel.VersionLowerThanNewest=flip",
 	}

@@ -21,6 +21,10 @@ const (
 	// RuleProvenanceSubjects: the provenance's subjects are not the
 	// release's artifacts.
 	RuleProvenanceSubjects = "provenance.subjects"
+	// RuleBuildSandboxed: the signed provenance says the build steps ran
+	// without a sandbox (or does not say they ran in one), and
+	// allow_unsandboxed is not set.
+	RuleBuildSandboxed = "build.sandboxed"
 	// RuleEvidencePresent: a target being released has no evidence (or
 	// the release names no targets).
 	RuleEvidencePresent = "evidence.present"
@@ -35,7 +39,8 @@ const (
 	// RuleEvidenceAggregates: a summary in the evidence disagrees with
 	// its raw records.
 	RuleEvidenceAggregates = "evidence.aggregates"
-	// RuleEvidenceLanes: evidence has no lanes, a lane of an unknown
+	// RuleEvidenceLanes: evidence has no lanes, lacks a lane release.toml
+	// declares (or has it of another kind), has a lane of an unknown
 	// kind, or a lane without its figures.
 	RuleEvidenceLanes = "evidence.lanes"
 	// RuleEvidenceCases: a correctness case did not pass, a lane ran no
@@ -71,6 +76,7 @@ var defaultRules = [...]string{
 	RuleInput,
 	RuleArtifactPresent, RuleArtifactVerified,
 	RuleProvenancePresent, RuleProvenanceSigned, RuleProvenanceSubjects,
+	RuleBuildSandboxed,
 	RuleEvidencePresent, RuleEvidenceSigned, RuleEvidenceWheels, RuleEvidenceSanitised,
 	RuleEvidenceStore, RuleEvidenceAggregates, RuleEvidenceLanes, RuleEvidenceCases,
 	RuleEvidenceThroughput, RuleEvidenceOverall, RuleEvidencePhase,

@@ -16,7 +16,10 @@
 //     the folder's wheels, bundles and SBOM;
 //  4. check each released target's evidence (evidence/runner.Check) against
 //     the exact wheels of its bundle; the figures the policies see are the
-//     ones recomputed from the raw records;
+//     ones recomputed from the raw records, beside the lanes release.toml
+//     declares (each must be in the evidence); how the build steps ran (in
+//     a sandbox or not) is read from the provenance once its signature
+//     verifies;
 //  5. plan the publish in the channel (same version published, with the
 //     same bytes, lower than the newest);
 //  6. evaluate the policies: every denial is reported and nothing is
@@ -179,6 +182,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		Release:    policies.Release{Project: project, Version: version, Targets: targets},
 		Parameters: parameters(cfg.Policy, o.AllowDowngrade),
 	}
+	in.Parameters.AllowUnsandboxed = cfg.Build.AllowUnsandboxed
 	log.Info("verifying the release folder", "dist", o.Dist)
 	aopts := audit.Options{TrustedKeys: o.TrustedKeys, Lock: o.Lock}
 	items, err := audit.Dist(ctx, o.Dist, aopts)
@@ -191,12 +195,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		Present: pf.Present, File: pf.File, SignedByTrustedKey: pf.Signed, KeyID: pf.KeyID,
 		SubjectsMatch: pf.SubjectsMatch, Findings: findingTexts(pf.Findings),
 	}
+	if pf.Signed {
+		// Only a statement signed by a trusted key says how the build ran.
+		in.Provenance.Sandbox = sandboxFacts(pf.Statement)
+	}
 	for _, t := range targets {
 		log.Info("checking the verifier evidence", "target", t)
 		e, err := checkEvidence(ctx, o.Dist, project, version, t, sel.wheelsOf[t], digests, o.TrustedKeys)
 		if err != nil {
 			return nil, err
 		}
+		e.DeclaredLanes = declaredLanes(cfg.Evidence)
 		in.Evidence = append(in.Evidence, e)
 	}
 

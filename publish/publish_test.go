@@ -1,16 +1,21 @@
 package publish
 
 import (
+	"crypto"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/evidence/stats"
 	"github.com/mkrelease/mkrelease/policies"
+	"github.com/mkrelease/mkrelease/provenance"
+	"github.com/mkrelease/mkrelease/wheel"
 )
 
 func f(x float64) *float64 { return &x }
@@ -119,5 +124,181 @@ func TestTargetsWithEvidence(t *testing.T) {
 	with, without := TargetsWithEvidence(cfg, dist)
 	if !reflect.DeepEqual(with, []string{"linux-aarch64"}) || !reflect.DeepEqual(without, []string{"linux-x86_64", "macos-arm64"}) {
 		t.Errorf("with %v, without %v", with, without)
+	}
+}
+
+func TestSandboxFacts(t *testing.T) {
+	stmt := func(internal string) []byte {
+		return []byte(`{"_type":"https://in-toto.io/Statement/v1","predicate":{"buildDefinition":{"internalParameters":` + internal + `}}}`)
+	}
+	for _, tc := range []struct {
+		name      string
+		statement []byte
+		want      policies.Sandbox
+	}{
+		{"isolated", stmt(`{"source_date_epoch":1,"sandbox":{"isolated":true,"sandbox":"bubblewrap 0.8.0","namespaces":["user","mount","pid","ipc","uts","net"],"level":"sandbox"}}`),
+			policies.Sandbox{Recorded: true, Isolated: true, Name: "bubblewrap 0.8.0", Namespaces: []string{"user", "mount", "pid", "ipc", "uts", "net"}}},
+		{"not isolated", stmt(`{"sandbox":{"isolated":false,"sandbox":"","namespaces":["net"],"reason":"bubblewrap is not installed"}}`),
+			policies.Sandbox{Recorded: true, Namespaces: []string{"net"}, Reason: "bubblewrap is not installed"}},
+		{"no sandbox record", stmt(`{"source_date_epoch":1}`), policies.Sandbox{}},
+		{"no internal parameters", []byte(`{"predicate":{"buildDefinition":{}}}`), policies.Sandbox{}},
+		{"null record", stmt(`{"sandbox":null}`), policies.Sandbox{}},
+		{"record without isolated", stmt(`{"sandbox":{"sandbox":"bubblewrap 0.8.0"}}`),
+			policies.Sandbox{Recorded: true, Reason: `the provenance's buildDefinition.internalParameters.sandbox has no "isolated"`}},
+		{"isolated is not a bool", stmt(`{"sandbox":{"isolated":"yes"}}`),
+			policies.Sandbox{Recorded: true, Reason: "the provenance's buildDefinition.internalParameters.sandbox is malformed (json: cannot unmarshal string into Go struct field .isolated of type bool)"}},
+		{"not JSON", []byte(`{`), policies.Sandbox{Reason: "the provenance cannot be read: unexpected end of JSON input"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := sandboxFacts(tc.statement); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("sandboxFacts =\n %+v\nwant\n %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// writeProvenance signs a provenance statement whose internal parameters
+// record sandbox (none when nil) into dist, and returns the key that
+// verifies it.
+func writeProvenance(t *testing.T, dist string, sandbox map[string]any) crypto.PublicKey {
+	t.Helper()
+	signer, _, err := provenance.DevKey(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	internal := map[string]any{"source_date_epoch": 1700000000}
+	if sandbox != nil {
+		internal["sandbox"] = sandbox
+	}
+	p := provenance.Provenance{
+		Subjects:           []provenance.Subject{{Name: "vexl-0.3.0-linux-x86_64.tar.gz", SHA256: strings.Repeat("a", 64)}},
+		InternalParameters: internal,
+		BuilderID:          "https://example.org/builder",
+	}
+	st, err := p.Statement()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, _, err := provenance.Sign(t.Context(), signer, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dist, "vexl-0.3.0.intoto.jsonl"), env, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A channel takes a release with a wheel. The folder is no whole
+	// release (its audit denies), which is of no matter here.
+	fn, err := wheel.NewFilename("vexl", "0.3.0", "py3", "none", "any")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := &wheel.Metadata{}
+	md.Add("Metadata-Version", "2.1")
+	md.Add("Name", "vexl")
+	md.Add("Version", "0.3.0")
+	meta, err := md.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wheel.Write(t.Context(), &wheel.Contents{
+		Name:    fn,
+		Members: []wheel.Member{{Path: "vexl/__init__.py", Data: []byte("\n"), Mode: 0o644}},
+		DistInfo: []wheel.Member{
+			{Path: "METADATA", Data: meta, Mode: 0o644},
+			{Path: "WHEEL", Data: []byte("Wheel-Version: 1.0\nGenerator: mkrelease-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"), Mode: 0o644},
+		},
+		Epoch: 1793491200,
+	}, dist); err != nil {
+		t.Fatal(err)
+	}
+	return signer.Public()
+}
+
+// TestRunInput: the policy input Run builds carries, for every target,
+// the lanes release.toml declares, and, from the signed provenance, how
+// the build steps ran, with [build] allow_unsandboxed as a parameter; the
+// default policy judges them.
+func TestRunInput(t *testing.T) {
+	const sandboxDenial = "[build.sandboxed] the build steps ran without a sandbox (bubblewrap is not installed); rebuild where user namespaces are allowed, or set [build] allow_unsandboxed = true"
+	isolated := map[string]any{"isolated": true, "sandbox": "bubblewrap 0.8.0", "namespaces": []string{"user", "mount", "pid", "ipc", "uts", "net"}, "level": "sandbox"}
+	bare := map[string]any{"isolated": false, "sandbox": "", "namespaces": []string{"net"}, "level": "network", "reason": "bubblewrap is not installed"}
+	for _, tc := range []struct {
+		name    string
+		sandbox map[string]any
+		allow   bool
+		want    policies.Sandbox
+		denial  string // a [build.sandboxed] denial expected, or ""
+	}{
+		{"sandboxed", isolated, false,
+			policies.Sandbox{Recorded: true, Isolated: true, Name: "bubblewrap 0.8.0", Namespaces: []string{"user", "mount", "pid", "ipc", "uts", "net"}}, ""},
+		{"not sandboxed", bare, false,
+			policies.Sandbox{Recorded: true, Namespaces: []string{"net"}, Reason: "bubblewrap is not installed"}, sandboxDenial},
+		{"not sandboxed, allowed", bare, true,
+			policies.Sandbox{Recorded: true, Namespaces: []string{"net"}, Reason: "bubblewrap is not installed"}, ""},
+		{"not recorded", nil, false, policies.Sandbox{},
+			"[build.sandboxed] the build steps ran without a sandbox (the provenance does not record a sandbox); rebuild where user namespaces are allowed, or set [build] allow_unsandboxed = true"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dist := t.TempDir()
+			key := writeProvenance(t, dist, tc.sandbox)
+			cfg := &config.Config{
+				File:    "release.toml",
+				Project: config.Project{NormalizedName: "vexl", Version: "0.3.0"},
+				Targets: []config.Target{{Name: "linux-x86_64"}, {Name: "linux-aarch64"}},
+				Build:   config.Build{AllowUnsandboxed: tc.allow},
+				Evidence: config.Evidence{Lanes: []config.Lane{
+					{Name: "semantic", Kind: config.LaneCases}, {Name: "throughput", Kind: config.LaneCrossover},
+				}},
+			}
+			res, err := Run(t.Context(), Options{Config: cfg, Dist: dist, To: filepath.Join(t.TempDir(), "channel"),
+				TrustedKeys: []crypto.PublicKey{key}, DryRun: true})
+			var refused *policies.RefusedError
+			if !errors.As(err, &refused) || res == nil {
+				t.Fatalf("Run = %v, want a refusal (the folder holds no release)", err)
+			}
+			in := res.Input
+			wantLanes := []policies.DeclaredLane{{Name: "semantic", Kind: "cases"}, {Name: "throughput", Kind: "crossover"}}
+			if len(in.Evidence) != 2 {
+				t.Fatalf("evidence entries %+v, want one per target", in.Evidence)
+			}
+			for _, e := range in.Evidence {
+				if !reflect.DeepEqual(e.DeclaredLanes, wantLanes) {
+					t.Errorf("%s: declared lanes %+v, want %+v", e.Target, e.DeclaredLanes, wantLanes)
+				}
+			}
+			if in.Parameters.AllowUnsandboxed != tc.allow {
+				t.Errorf("allow_unsandboxed = %v, want %v", in.Parameters.AllowUnsandboxed, tc.allow)
+			}
+			if !in.Provenance.SignedByTrustedKey || !reflect.DeepEqual(in.Provenance.Sandbox, tc.want) {
+				t.Errorf("provenance %+v, want signed with sandbox %+v", in.Provenance, tc.want)
+			}
+			var got []string
+			for _, d := range res.Decision.Denials {
+				if d.Rule == policies.RuleBuildSandboxed {
+					got = append(got, d.Message)
+				}
+			}
+			if want := []string{tc.denial}; tc.denial == "" && len(got) > 0 || tc.denial != "" && !reflect.DeepEqual(got, want) {
+				t.Errorf("[build.sandboxed] denials %q, want %q", got, tc.denial)
+			}
+		})
+	}
+}
+
+// An untrusted provenance says nothing about the sandbox: only the
+// provenance rules refuse it.
+func TestRunUntrustedProvenanceSandbox(t *testing.T) {
+	dist := t.TempDir()
+	writeProvenance(t, dist, map[string]any{"isolated": true, "sandbox": "bubblewrap 0.8.0", "namespaces": []string{"user"}})
+	other := writeProvenance(t, t.TempDir(), nil) // a key that did not sign dist's provenance
+	cfg := &config.Config{File: "release.toml", Project: config.Project{NormalizedName: "vexl", Version: "0.3.0"},
+		Targets: []config.Target{{Name: "linux-x86_64"}}}
+	res, err := Run(t.Context(), Options{Config: cfg, Dist: dist, To: filepath.Join(t.TempDir(), "channel"),
+		TrustedKeys: []crypto.PublicKey{other}, DryRun: true})
+	if res == nil || err == nil {
+		t.Fatalf("Run = %v, want a refusal", err)
+	}
+	if res.Input.Provenance.SignedByTrustedKey || !reflect.DeepEqual(res.Input.Provenance.Sandbox, policies.Sandbox{}) {
+		t.Errorf("provenance %+v, want untrusted with no sandbox facts", res.Input.Provenance)
 	}
 }

@@ -42,6 +42,7 @@ func vsa(dist string, in policies.Input, d *policies.Decision, pf audit.Provenan
 			"min_throughput_geomean": in.Parameters.MinThroughputGeomean, "min_overall": in.Parameters.MinOverall,
 			"min_phase": in.Parameters.MinPhase, "min_workload": in.Parameters.MinWorkload,
 			"max_robust_cv": in.Parameters.MaxRobustCV, "allow_downgrade": in.Parameters.AllowDowngrade,
+			"allow_unsandboxed": in.Parameters.AllowUnsandboxed,
 		},
 		Result:         provenance.VSAPassed,
 		VerifiedLevels: []string{"SLSA_BUILD_LEVEL_1"},

@@ -51,10 +51,23 @@
 //     components ("lib", "build", …) and CI or image account names
 //     ("runner", "ubuntu", "ec2-user", …), which identify nobody, are not
 //     searched on their own: they are found through the home folder.
-//   - The host name matches in any ASCII case between bytes that cannot be
-//     part of a host-name label ([A-Za-z0-9_-]); dots may surround it, so
-//     it is found in its FQDN. A dotted host name is also searched by its
-//     first label. Names shorter than three bytes and "localhost" are
+//   - The host name is searched in full and, when dotted, by its first
+//     label (the short host name), each in any ASCII case and as a whole
+//     label: neither neighbour is a byte of one ([A-Za-z0-9_-]). A
+//     distinctive name (five bytes or more and not a common word:
+//     "alice-mbp", "fv-az123-456") is found wherever it is such a label;
+//     dots may surround it, so it is found in its FQDN. A short or common
+//     name ("ci", "dev", "node", "build", "ubuntu", "server", …) would be
+//     found in prose and in unrelated names, so it is found only where it
+//     is used as a host or a folder name, and never followed by a dot
+//     (then it begins another name, as in "bob@ci.example.org"): after
+//     "user@" ("alice@ci:~$", "{user}@ci"), after "://" ("ssh://ci:22"),
+//     or as a whole path component ("/srv/ci/x", "C:\ci\x"; not
+//     "/ci.log", "/ci-cache"). As a path component, a common path or
+//     account name (those the user name is not searched for) is not
+//     searched, nor a standard top-level folder as the first component of
+//     an absolute path (host "dev" is not found in "/dev/null" but is in
+//     "/srv/dev/x"). Names shorter than two bytes and "localhost" are
 //     ignored. Host names that are hexadecimal container ids are not found
 //     inside longer hex digests, whose neighbouring bytes are hex digits.
 //
@@ -119,6 +132,26 @@
 //	user-name              the user name as a token of a path or an identifier
 //	                       (see above)
 //	host-name              the host name (see above)
+//
+// # Invisible characters
+//
+// A credential may reach a file split by characters that render as
+// nothing: the zero-width space, non-joiner and joiner (U+200B..U+200D),
+// the marks U+200E, U+200F and U+061C, the word joiner and invisible
+// operators (U+2060..U+2064), U+FEFF, the soft hyphen U+00AD, the bidi
+// embeddings, overrides and isolates (U+202A..U+202E, U+2066..U+2069),
+// and in general every format character (Unicode category Cf, the tag
+// characters included), the variation selectors, the combining grapheme
+// joiner U+034F and the Hangul and Khmer fillers. The credential patterns
+// are therefore also matched on the input with those characters taken
+// out; such a match is reported only when characters were taken out
+// between its bytes (any other is a match of the input as it is), at the
+// offset of its first byte in the input, with the same excerpt. The
+// private values and the generic path shapes are matched on the input as
+// it is. Invisible characters are found in the same pass as the literals
+// (their first two bytes are in the pair filter), so the second match
+// only runs over the few bytes before each of them; one inside another
+// finding's match is not looked at.
 //
 // A finding's offset is where the match starts: the first byte of the
 // token prefix, of "-----BEGIN", of the keyword (aws_secret_access_key,

@@ -2,7 +2,6 @@ package sanitize
 
 import (
 	"encoding/binary"
-	"io"
 	"sort"
 )
 
@@ -35,6 +34,10 @@ type matcher struct {
 	anyQuad bool
 	first   [256][]anchor
 	reach   int // the largest reach of any rule
+	// inv: the matcher also reports the invisible characters (see
+	// isInvisible) it meets between matches, as hits of no rule. Their
+	// first two bytes are in pairs, and they skip the quads filter.
+	inv bool
 }
 
 // anchors returns the literals of the rules, longest first; ties keep
@@ -97,6 +100,15 @@ func newMatcher(ruleSets ...[]*rule) *matcher {
 	return m
 }
 
+// withInvisible makes m report invisible characters too (see inv).
+func (m *matcher) withInvisible() *matcher {
+	for k := range m.pairs {
+		m.pairs[k] |= invisiblePairs[k]
+	}
+	m.inv = true
+	return m
+}
+
 // quadHash hashes four bytes (little-endian) to 16 bits.
 func quadHash(q uint32) uint32 { return q * 0x9E3779B1 >> 16 }
 
@@ -122,8 +134,9 @@ func caseVariants(c byte, fold bool) []byte {
 	return []byte{c}
 }
 
-// hitFunc receives a match of rule r at data[i].
-type hitFunc func(i int, r *rule, excerpt string)
+// hitFunc receives a match of rule r at data[i:i+n], or, with r nil, an
+// invisible character there (from a matcher withInvisible).
+type hitFunc func(i, n int, r *rule, excerpt string)
 
 // scan reports the matches that start in data[start:end], none before
 // skip, and returns the index before which the next match may not start.
@@ -139,6 +152,10 @@ func (m *matcher) scan(data []byte, start, end, skip int, hit hitFunc) int {
 		}
 		if n := m.try(data, i, hit); n > 0 {
 			skip = i + n
+		} else if m.inv && data[i] >= 0xC0 {
+			if n := invisibleAt(data, i); n > 0 {
+				hit(i, n, nil, "")
+			}
 		}
 	}
 }
@@ -162,13 +179,13 @@ func (m *matcher) next(d []byte, i int) int {
 			continue
 		}
 		for j := i; j < i+7; j++ {
-			if m.pairAt(d, j) && m.quadAt(d, j) {
+			if m.pairAt(d, j) && (m.quadAt(d, j) || m.inv && d[j] >= 0xC0) {
 				return j
 			}
 		}
 	}
 	for ; i+1 < len(d); i++ {
-		if m.pairAt(d, i) && m.quadAt(d, i) {
+		if m.pairAt(d, i) && (m.quadAt(d, i) || m.inv && d[i] >= 0xC0) {
 			return i
 		}
 	}
@@ -186,7 +203,7 @@ func (m *matcher) pairAt(data []byte, i int) bool {
 func (m *matcher) try(data []byte, i int, hit hitFunc) int {
 	n, r, ex := m.match(data[max(0, i-lookbehind):i], data[i:])
 	if n > 0 {
-		hit(i, r, ex)
+		hit(i, n, r, ex)
 	}
 	return n
 }
@@ -230,40 +247,97 @@ func hasLiteral(b []byte, lit string, fold bool) bool {
 	return true
 }
 
-// defaultChunk is how much of a file scanStream reads at a time.
+// defaultChunk is how much of a file Scan reads at a time.
 const defaultChunk = 256 << 10
 
-// scanStream runs the matcher over everything r yields, chunk bytes at a
-// time, in a buffer of lookbehind+reach+chunk bytes (memory does not grow
-// with the input). Each round scans the positions that have reach bytes
-// after them and carries the last lookbehind+reach bytes over, so a match
-// across a chunk boundary is seen exactly as it would be in one piece.
-// hit receives offsets from the start of the stream.
-func (m *matcher) scanStream(r io.Reader, chunk int, hit func(off int64, r *rule, excerpt string)) error {
+// stream runs a matcher over a stream written to it in pieces, in a
+// buffer of lookbehind+reach+chunk bytes (memory does not grow with the
+// input). Each round, when the buffer is full and at the end, scans the
+// positions that have reach bytes after them (all of them at the end)
+// and carries the last lookbehind+reach bytes over, so a match across a
+// round's boundary is seen exactly as it would be in one piece.
+type stream struct {
+	m     *matcher
+	buf   []byte
+	n     int   // bytes of buf in use
+	base  int64 // the stream offset of buf[0]
+	start int   // the first position of buf not scanned yet
+	skip  int   // the position before which no match may start
+	hit   func(off int64, n int, r *rule, excerpt string)
+	// scanned, when set, receives the stream's bytes as the rounds are
+	// done with them, in order, each piece ending after any invisible
+	// character reported in it.
+	scanned func(seg []byte)
+	fed     int64 // the stream offset up to which scanned has the bytes
+	invEnd  int64 // the stream offset after the last invisible character reported
+	// focus, when set, limits a round to the positions from which a
+	// match may reach one of the stream offsets it returns for the round's
+	// bytes [from, to) (in increasing order, each inside the range): the
+	// reach bytes before each of them.
+	focus func(from, to int64) []int64
+}
+
+func newStream(m *matcher, chunk int, hit func(off int64, n int, r *rule, excerpt string)) *stream {
 	chunk = max(chunk, 2*lookbehind)
-	buf := make([]byte, lookbehind+m.reach+chunk)
-	var base int64 // the stream offset of buf[0]
-	keep, start, skip := 0, 0, 0
-	for {
-		n, err := io.ReadFull(r, buf[keep:])
-		eof := err == io.EOF || err == io.ErrUnexpectedEOF
-		if err != nil && !eof {
-			return err
+	return &stream{m: m, buf: make([]byte, lookbehind+m.reach+chunk), hit: hit}
+}
+
+// write adds p to the stream.
+func (s *stream) write(p []byte) {
+	for len(p) > 0 {
+		k := copy(s.buf[s.n:], p)
+		s.n += k
+		p = p[k:]
+		if s.n == len(s.buf) {
+			s.round(false)
 		}
-		data := buf[:keep+n]
-		end := len(data)
-		if !eof {
-			end -= m.reach
-		}
-		skip = m.scan(data, start, end, skip, func(i int, r *rule, ex string) {
-			hit(base+int64(i), r, ex)
-		})
-		if eof {
-			return nil
-		}
-		from := end - lookbehind
-		keep = copy(buf, data[from:])
-		base += int64(from)
-		start, skip = end-from, max(skip-from, 0)
 	}
+}
+
+// close scans what is left: the stream has ended.
+func (s *stream) close() { s.round(true) }
+
+func (s *stream) round(eof bool) {
+	data := s.buf[:s.n]
+	end := len(data)
+	if !eof {
+		end -= s.m.reach
+	}
+	base := s.base
+	hit := func(i, n int, r *rule, ex string) {
+		if r == nil {
+			s.invEnd = base + int64(i+n)
+		}
+		s.hit(base+int64(i), n, r, ex)
+	}
+	if s.focus == nil {
+		s.skip = s.m.scan(data, s.start, end, s.skip, hit)
+	} else {
+		lo := s.start
+		for _, q := range s.focus(base, base+int64(len(data))) {
+			at := int(q - base)
+			from, to := max(lo, at-s.m.reach), min(end, at)
+			if from < to {
+				s.skip = s.m.scan(data, from, to, s.skip, hit)
+			}
+			lo = max(lo, to)
+		}
+	}
+	if s.scanned != nil {
+		to := max(int64(end), min(s.invEnd-base, int64(len(data))))
+		if eof {
+			to = int64(len(data))
+		}
+		if from := s.fed - base; from < to {
+			s.scanned(data[from:to])
+			s.fed = base + to
+		}
+	}
+	if eof {
+		return
+	}
+	from := end - lookbehind
+	s.n = copy(s.buf, data[from:])
+	s.base += int64(from)
+	s.start, s.skip = end-from, max(s.skip-from, 0)
 }

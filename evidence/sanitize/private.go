@@ -198,7 +198,7 @@ func (p Private) privateRules() []*rule {
 	rules = append(rules, pathRule(KindTempPath, p.Temp, TempPlaceholder))
 	rules = append(rules, pathRule(KindHomePath, p.Home, HomePlaceholder))
 	rules = append(rules, userRule(p.User))
-	rules = append(rules, hostRule(p.Host))
+	rules = append(rules, hostRules(p.Host)...)
 	// Drop the rules of values that were empty or too generic to be private.
 	kept := rules[:0]
 	for _, r := range rules {

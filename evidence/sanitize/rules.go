@@ -1,6 +1,9 @@
 package sanitize
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Finding kinds. The package documentation gives each pattern.
 const (
@@ -383,31 +386,144 @@ func userRule(name string) *rule {
 // name or an identifier.
 func isPathPunct(c int) bool { return c >= 0 && strings.IndexByte(`/\-_.@~=:`, byte(c)) >= 0 }
 
-// hostRule matches the host name, in any ASCII case, between bytes that
-// cannot be part of a host-name label (dots may surround it: it is found
-// in its FQDN and the FQDN in a longer one); a dotted name is also
-// searched by its first label. nil for names shorter than three bytes and
-// for "localhost".
-func hostRule(host string) *rule {
-	var lits []string
+// hostRules returns the rules of the host name: the full name and, for a
+// dotted name, its first label (the short host name). Each is searched in
+// any ASCII case, as a whole host-name label: neither neighbour is a byte
+// of one ([A-Za-z0-9_-]), and no dot follows a short name, which then
+// begins another name.
+//
+// A distinctive name (at least five bytes and not a common word, such as
+// "alice-mbp" or "fv-az123-456") is found wherever it is a whole label,
+// dots around it allowed, so in its FQDN and the FQDN in a longer one. A
+// short or common name ("ci", "dev", "node", "build", "ubuntu": see
+// commonHostName) would also be found in prose ("a dev build") and in
+// other names, so it is found only where it is used as a host or a
+// folder name:
+//   - after "user@" (a user name, or its placeholder "{user}", before the
+//     "@"): "alice@ci:~$";
+//   - after "://": "ssh://ci:22", "http://dev:8080/";
+//   - as a whole path component, after "/" or "\" and followed by the end,
+//     "/", "\" or a byte that cannot continue a file name: "/srv/ci/x",
+//     "C:\ci\x", but not "/ci.log" or "/ci-cache". A common path
+//     component (see commonName: "build", "src", …) is not searched there,
+//     nor a standard top-level folder ("dev", "proc", "sys", …) as the
+//     first component of an absolute path ("/dev/null", "file:///dev/x").
+//
+// Names shorter than two bytes and "localhost" are ignored. The
+// placeholder "{host}" itself is never a match.
+func hostRules(host string) []*rule {
+	var broad, strict []string
 	for _, h := range []string{host, strings.SplitN(host, ".", 2)[0]} {
 		lh := strings.ToLower(h)
-		if len(h) < 3 || lh == "localhost" || strings.HasPrefix(lh, "localhost.") || strings.ContainsAny(h, "/\\ \t\n") {
+		if len(h) < 2 || lh == "localhost" || strings.HasPrefix(lh, "localhost.") || strings.ContainsAny(h, "/\\ \t\n@:") ||
+			slices.Contains(broad, h) || slices.Contains(strict, h) {
 			continue
 		}
-		if len(lits) == 0 || lits[0] != h {
-			lits = append(lits, h)
+		if len(h) < 5 || commonHostName(lh) {
+			strict = append(strict, h)
+		} else {
+			broad = append(broad, h)
 		}
 	}
-	if len(lits) == 0 {
-		return nil
+	var rules []*rule
+	if len(broad) > 0 {
+		reach := 0
+		for _, l := range broad {
+			reach = max(reach, len(l)+1)
+		}
+		rules = append(rules, &rule{kind: KindHostName, lits: broad, fold: true, reach: reach, placeholder: HostPlaceholder,
+			match: func(w window, lit string) (int, string, bool) {
+				before, after := w.prev(1), w.at(len(lit))
+				if !not(before, isHostByte) || !not(after, isHostByte) || before == '{' && after == '}' {
+					return 0, "", false
+				}
+				return len(lit), HostPlaceholder, true
+			}})
 	}
-	return &rule{kind: KindHostName, lits: lits, fold: true, reach: len(lits[0]) + 1, placeholder: HostPlaceholder,
-		match: func(w window, lit string) (int, string, bool) {
-			before, after := w.prev(1), w.at(len(lit))
-			if !not(before, isHostByte) || !not(after, isHostByte) || before == '{' && after == '}' {
-				return 0, "", false
-			}
-			return len(lit), HostPlaceholder, true
-		}}
+	if len(strict) > 0 {
+		reach := 0
+		for _, l := range strict {
+			reach = max(reach, len(l)+1)
+		}
+		rules = append(rules, &rule{kind: KindHostName, lits: strict, fold: true, reach: reach, placeholder: HostPlaceholder,
+			match: func(w window, lit string) (int, string, bool) {
+				if !shortHostAt(w, lit) {
+					return 0, "", false
+				}
+				return len(lit), HostPlaceholder, true
+			}})
+	}
+	return rules
+}
+
+// shortHostAt reports whether the short or common host name lit, found
+// in w, is used as a host or a folder name there (see hostRules).
+func shortHostAt(w window, lit string) bool {
+	after := w.at(len(lit))
+	if !not(after, isHostByte) || after == '.' {
+		return false
+	}
+	switch w.prev(1) {
+	case '@': // user@host
+		c := w.prev(2)
+		return c >= 0 && (isNameByte(byte(c)) || c == '}')
+	case '/', '\\':
+		if w.prev(1) == '/' && w.prev(2) == '/' && w.prev(3) == ':' {
+			return true // scheme://host
+		}
+		if !not(after, isNameByte) {
+			return false // "/ci.log", "/ci+x": a longer file name
+		}
+		name := strings.ToLower(lit)
+		if commonName(name) {
+			return false
+		}
+		return !(topLevelFolder(name) && atPathRoot(w))
+	}
+	return false
+}
+
+// atPathRoot reports whether w's literal, which follows a "/", is the first
+// component of an absolute path: the "/" starts the input or follows a
+// byte that cannot be part of a path, or is the third "/" of "file:///".
+func atPathRoot(w window) bool {
+	switch c := w.prev(2); {
+	case c < 0:
+		return true
+	case c == '/':
+		return w.prev(3) == '/' && w.prev(4) == ':'
+	case c == '\\':
+		return false
+	default:
+		return !isNameByte(byte(c))
+	}
+}
+
+// topLevelFolder reports the standard folders of a file system's root
+// (Linux's and macOS's), which a short host name may be spelled like.
+func topLevelFolder(name string) bool {
+	switch name {
+	case "bin", "boot", "cdrom", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "media", "mnt",
+		"nix", "opt", "proc", "root", "run", "sbin", "snap", "srv", "sys", "tmp", "usr", "var",
+		"applications", "cores", "library", "network", "private", "system", "users", "volumes":
+		return true
+	}
+	return false
+}
+
+// commonHostName reports host names that are also common words, or that
+// many machines share, and so are searched only where they are used as a
+// host or a folder name (see hostRules): the common names of commonName
+// and generic machine names.
+func commonHostName(name string) bool {
+	if commonName(name) {
+		return true
+	}
+	switch name {
+	case "server", "worker", "master", "laptop", "desktop", "client", "agent", "debian", "fedora", "centos",
+		"alpine", "archlinux", "raspberrypi", "buildkitsandbox", "container", "machine", "default", "develop",
+		"staging", "production", "primary", "replica", "gateway", "router", "vagrant", "sandbox":
+		return true
+	}
+	return false
 }

@@ -46,14 +46,21 @@ const maxFindings = 100
 // generic shapes of home and temporary paths in files. It holds no state
 // between calls and may be used by several goroutines at once.
 type Scanner struct {
-	m     *matcher
+	m *matcher
+	// cred is the credential patterns alone, run over the input with its
+	// invisible characters taken out.
+	cred  *matcher
 	chunk int // bytes read at a time; tests make it tiny
 }
 
 // Scanner returns a scanner for the credential patterns, p's private
 // values and the generic path shapes (see the package documentation).
 func (p Private) Scanner() *Scanner {
-	return &Scanner{m: newMatcher(credentialRules(), p.privateRules(), genericRules()), chunk: defaultChunk}
+	return &Scanner{
+		m:     newMatcher(credentialRules(), p.privateRules(), genericRules()).withInvisible(),
+		cred:  newMatcher(credentialRules()),
+		chunk: defaultChunk,
+	}
 }
 
 // collector gathers one file's findings, keeping at most maxFindings and
@@ -86,15 +93,88 @@ func (c *collector) result() []Finding {
 		Excerpt: fmt.Sprintf("%d more findings from here on are not listed", c.more)})
 }
 
+// merge returns the findings of raw (the scan of the input as it is) and
+// of split (credentials found once invisible characters were taken out),
+// in offset order, raw's first at one offset, a finding of both kept
+// once, at most maxFindings of them and one KindTruncated finding for the
+// rest.
+func merge(raw, split *collector) []Finding {
+	if len(split.findings) == 0 && split.more == 0 {
+		return raw.result()
+	}
+	all := append(append([]Finding(nil), raw.findings...), split.findings...)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Offset < all[j].Offset })
+	kept := all[:0]
+	for _, f := range all {
+		if k := len(kept); k > 0 && kept[k-1].Offset == f.Offset && kept[k-1].Kind == f.Kind {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	out := collector{name: raw.name, findings: kept, more: raw.more + split.more}
+	switch {
+	case raw.more > 0 && split.more > 0:
+		out.moreAt = min(raw.moreAt, split.moreAt)
+	case raw.more > 0:
+		out.moreAt = raw.moreAt
+	default:
+		out.moreAt = split.moreAt
+	}
+	if len(kept) > maxFindings {
+		if out.more == 0 || kept[maxFindings].Offset < out.moreAt {
+			out.moreAt = kept[maxFindings].Offset
+		}
+		out.more += len(kept) - maxFindings
+		out.findings = kept[:maxFindings]
+	}
+	return out.result()
+}
+
 // Scan reads r to its end and returns its findings, naming them name, in
 // offset order. Memory use does not depend on r's length.
+//
+// The input is scanned as it is and, for the credential patterns, once
+// more with its invisible characters (see isInvisible) taken out, so that
+// a token split by a zero-width space, a soft hyphen or a bidi control is
+// found; such a finding's offset is that of its first byte in the input.
+// The second scan only reports a match that has characters taken out
+// between its bytes (every other is the first scan's), and only looks at
+// the parts of the input that held some.
 func (s *Scanner) Scan(r io.Reader, name string) ([]Finding, error) {
-	c := collector{name: name}
-	err := s.m.scanStream(r, s.chunk, func(off int64, r *rule, ex string) { c.add(off, r.kind, ex) })
-	if err != nil {
-		return nil, fmt.Errorf("sanitize: scan %s: %w", name, err)
+	raw, split := collector{name: name}, collector{name: name}
+	var strip stripper
+	b := newStream(s.cred, s.chunk, func(off int64, n int, r *rule, ex string) {
+		if strip.removedWithin(off, off+int64(n)) {
+			split.add(strip.original(off), r.kind, ex)
+		}
+	})
+	var at []int64
+	b.focus = func(from, to int64) []int64 {
+		strip.forget(from)
+		at = strip.within(from, to, at)
+		return at
 	}
-	return c.result(), nil
+	a := newStream(s.m, s.chunk, func(off int64, n int, r *rule, ex string) {
+		if r == nil {
+			strip.note(off, n)
+			return
+		}
+		raw.add(off, r.kind, ex)
+	})
+	a.scanned = func(seg []byte) { b.write(strip.strip(seg)) }
+	buf := make([]byte, max(s.chunk, 2*lookbehind))
+	for {
+		n, err := io.ReadFull(r, buf)
+		a.write(buf[:n])
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			a.close()
+			b.close()
+			return merge(&raw, &split), nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("sanitize: scan %s: %w", name, err)
+		}
+	}
 }
 
 // ScanFile scans the file at path, naming its findings name.
@@ -161,12 +241,27 @@ func (s *Scanner) ScanTree(root string) ([]Finding, error) {
 	return all, nil
 }
 
-// scanString returns the findings in s (named "").
+// scanString returns the findings in s (named ""), as Scan does.
 func (s *Scanner) scanString(str string) []Finding {
-	var c collector
+	var raw, split collector
+	var strip stripper
 	b := []byte(str)
-	s.m.scan(b, 0, len(b), 0, func(i int, r *rule, ex string) { c.add(int64(i), r.kind, ex) })
-	return c.result()
+	s.m.scan(b, 0, len(b), 0, func(i, n int, r *rule, ex string) {
+		if r == nil {
+			strip.note(int64(i), n)
+			return
+		}
+		raw.add(int64(i), r.kind, ex)
+	})
+	if len(strip.notes) > 0 {
+		stripped := strip.strip(b)
+		s.cred.scan(stripped, 0, len(stripped), 0, func(i, n int, r *rule, ex string) {
+			if strip.removedWithin(int64(i), int64(i+n)) {
+				split.add(strip.original(int64(i)), r.kind, ex)
+			}
+		})
+	}
+	return merge(&raw, &split)
 }
 
 // RejectedError is the error of evidence whose staged files hold private

@@ -1,9 +1,9 @@
 # The verifier evidence of every target being released: [evidence.present],
 # [evidence.signed], [evidence.wheels], [evidence.sanitised],
-# [evidence.store], [evidence.aggregates], [evidence.lanes] and
-# [evidence.cases]. Evidence entries of targets not being released are
-# ignored; for a target without present evidence only [evidence.present]
-# is reported.
+# [evidence.store], [evidence.aggregates], [evidence.lanes] (every lane
+# release.toml declares among them) and [evidence.cases]. Evidence entries
+# of targets not being released are ignored; for a target without present
+# evidence only [evidence.present] is reported.
 package mkrelease.release
 
 import data.mkrelease.lib
@@ -100,6 +100,32 @@ deny contains msg if {
 }
 
 _payload := {"cases": "case counts", "crossover": "boards"}
+
+# Every lane release.toml declares is in the evidence, of its kind: an
+# `evidence run --lane L` runs some lanes only, and its evidence cannot
+# stand for the others.
+deny contains msg if {
+	some e in lib.evidence
+	some d in lib.list(e.declared_lanes)
+	not _has_lane(e, d.name)
+	msg := sprintf("[evidence.lanes] %s: lane %s is declared in release.toml but missing from the evidence", [e.target, d.name])
+}
+
+deny contains msg if {
+	some e in lib.evidence
+	some d in lib.list(e.declared_lanes)
+	some lane in lib.list(e.lanes)
+	lane.name == d.name
+	not lane.kind == d.kind
+	msg := sprintf("[evidence.lanes] %s %s: release.toml declares a %s lane, but the evidence has a %v lane", [
+		e.target, d.name, d.kind, object.get(lane, "kind", null),
+	])
+}
+
+_has_lane(e, name) if {
+	some lane in lib.list(e.lanes)
+	lane.name == name
+}
 
 _quoted(x) := sprintf("%q", [x]) if is_string(x) else := sprintf("%v", [x])
 

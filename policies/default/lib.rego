@@ -183,7 +183,10 @@ input_schema := {
 		},
 		"parameters": {
 			"type": "object",
-			"required": ["min_throughput_geomean", "min_overall", "min_phase", "min_workload", "max_robust_cv", "allow_downgrade"],
+			"required": [
+				"min_throughput_geomean", "min_overall", "min_phase", "min_workload", "max_robust_cv",
+				"allow_downgrade", "allow_unsandboxed",
+			],
 			"properties": {
 				"min_throughput_geomean": {"type": "number"},
 				"min_overall": {"type": "number"},
@@ -191,6 +194,7 @@ input_schema := {
 				"min_workload": {"type": "number"},
 				"max_robust_cv": {"type": "number"},
 				"allow_downgrade": {"type": "boolean"},
+				"allow_unsandboxed": {"type": "boolean"},
 			},
 		},
 		"artifacts": {"type": "array", "items": {
@@ -207,7 +211,7 @@ input_schema := {
 		}},
 		"provenance": {
 			"type": "object",
-			"required": ["present", "file", "signed_by_trusted_key", "key_id", "subjects_match", "findings"],
+			"required": ["present", "file", "signed_by_trusted_key", "key_id", "subjects_match", "findings", "sandbox"],
 			"properties": {
 				"present": {"type": "boolean"},
 				"file": {"type": "string"},
@@ -215,6 +219,17 @@ input_schema := {
 				"key_id": {"type": "string"},
 				"subjects_match": {"type": "boolean"},
 				"findings": {"type": "array", "items": {"type": "string"}},
+				"sandbox": {
+					"type": "object",
+					"required": ["recorded", "isolated", "sandbox", "namespaces", "reason"],
+					"properties": {
+						"recorded": {"type": "boolean"},
+						"isolated": {"type": "boolean"},
+						"sandbox": {"type": "string"},
+						"namespaces": {"type": "array", "items": {"type": "string"}},
+						"reason": {"type": "string"},
+					},
+				},
 			},
 		},
 		"evidence": {"type": "array", "items": {"$ref": "#/definitions/evidence"}},
@@ -236,7 +251,7 @@ input_schema := {
 			"type": "object",
 			"required": [
 				"target", "present", "file", "signed_by_trusted_key", "key_id", "wheels_match",
-				"sanitised", "store_intact", "aggregates_match", "findings", "lanes",
+				"sanitised", "store_intact", "aggregates_match", "findings", "lanes", "declared_lanes",
 			],
 			"properties": {
 				"target": {"type": "string"},
@@ -258,6 +273,14 @@ input_schema := {
 					},
 				}},
 				"lanes": {"type": "array", "items": {"$ref": "#/definitions/lane"}},
+				"declared_lanes": {"type": "array", "items": {
+					"type": "object",
+					"required": ["name", "kind"],
+					"properties": {
+						"name": {"type": "string"},
+						"kind": {"enum": ["cases", "crossover"]},
+					},
+				}},
 			},
 		},
 		"lane": {
