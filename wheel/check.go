@@ -20,9 +20,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
 	"unicode/utf8"
 
+	"github.com/mkrelease/mkrelease/internal/extract/namefold"
+	"github.com/mkrelease/mkrelease/internal/extract/zipaudit"
 	"github.com/mkrelease/mkrelease/internal/fsmode"
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pep508"
@@ -38,7 +39,13 @@ const (
 	// normalised, version normalised).
 	CheckFilename = "filename"
 	// CheckZip: every member can be decompressed and its CRC-32 matches;
-	// no member is encrypted.
+	// no member is encrypted; and the archive reads the same to every zip
+	// reader (internal/extract/zipaudit): each local header and data
+	// descriptor agrees with the central directory (name, flags, method,
+	// CRC-32, sizes), the members' bytes neither overlap nor leave gaps,
+	// nothing precedes the first member or follows the end record, there
+	// is no archive comment, a non-ASCII name has the UTF-8 flag, and no
+	// Info-ZIP Unicode Path field renames a member.
 	CheckZip = "zip"
 	// CheckUnsafePath: no member name is empty, absolute ("/x", "C:x"),
 	// has a ".." element, a backslash, a NUL, an empty or "." element, or
@@ -52,12 +59,16 @@ const (
 	// CheckSpecialFile: no member is a device, FIFO, socket or other
 	// irregular file.
 	CheckSpecialFile = "special-file"
-	// CheckDuplicate: no two members have the same name, and no name is
-	// both a file and a folder ("a" and "a/b").
+	// CheckDuplicate: no two members have the same name, no name is both
+	// a file and a folder ("a" and "a/b"), and no two member or folder
+	// names are one name under Unicode normalisation (NFC: "é" as one code
+	// point or as "e" and a combining accent), which macOS file systems
+	// store as one file.
 	CheckDuplicate = "duplicate"
-	// CheckCaseCollision: no two members have names that differ only in
-	// case; they overwrite each other on the case-insensitive file systems
-	// of macOS and Windows.
+	// CheckCaseCollision: no two members or folders have names that differ
+	// only in case (compared with Unicode canonical caseless matching, see
+	// internal/extract/namefold); they overwrite each other on the
+	// case-insensitive file systems of macOS and Windows.
 	CheckCaseCollision = "case-collision"
 	// CheckDistInfo: exactly one .dist-info folder at the top, named for
 	// the file name's distribution and version (compared normalised), with
@@ -74,7 +85,10 @@ const (
 	// CheckRecord: .dist-info/RECORD is present and is CSV rows of path,
 	// hash ("sha256=", "sha384=" or "sha512=" and urlsafe base64 without
 	// padding, of the algorithm's length) and decimal size; RECORD's own
-	// row has an empty hash and size.
+	// row has an empty hash and size. Lines end in "\n" or "\r\n" only:
+	// pip splits RECORD with Python's str.splitlines, which also breaks
+	// lines at a bare "\r", "\v", "\f", "\x1c" to "\x1e", U+0085,
+	// U+2028 and U+2029, so RECORD must hold none of them.
 	CheckRecord = "record"
 	// CheckRecordDuplicate: no path has two RECORD rows.
 	CheckRecordDuplicate = "record-duplicate"
@@ -111,6 +125,10 @@ const (
 	// License-File is a relative "/"-separated path without ".." naming a
 	// member under .dist-info/licenses/ (PEP 639).
 	CheckLicenseFile = "license-file"
+	// CheckEntryPoints: .dist-info/entry_points.txt, when present, is
+	// UTF-8 without a bare carriage return: Python reads it with universal
+	// newlines, which end a line at "\r", while other readers do not.
+	CheckEntryPoints = "entry-points"
 )
 
 // checkIDOrder lists the check ids in report order.
@@ -121,6 +139,7 @@ func checkIDOrder() []string {
 		CheckRecord, CheckRecordDuplicate, CheckUnlisted, CheckMissing,
 		CheckRecordHash, CheckRecordSize, CheckWheelFile, CheckTagMismatch,
 		CheckMetadata, CheckNameMismatch, CheckVersionMismatch, CheckLicenseFile,
+		CheckEntryPoints,
 	}
 }
 
@@ -251,11 +270,46 @@ func CheckReader(name string, r io.ReaderAt, size int64) (*Report, error) {
 		}
 		return nil, fmt.Errorf("check wheel %s: not a readable zip archive: %w", name, err)
 	}
+	if err := c.checkStructure(); err != nil {
+		return nil, fmt.Errorf("check wheel %s: %w", name, err)
+	}
 	if err := c.run(zr); err != nil {
 		return nil, fmt.Errorf("check wheel %s: %w", name, err)
 	}
 	c.finish()
 	return c.rep, nil
+}
+
+// checkStructure audits the zip structure (local headers, data
+// descriptors, byte ranges, end record) for what zip readers would read
+// differently; each problem is a CheckZip finding.
+func (c *wheelChecker) checkStructure() error {
+	c.mark(CheckZip)
+	rep, err := zipaudit.Audit(c.src, c.size)
+	if err != nil {
+		return err
+	}
+	for _, p := range rep.Problems {
+		c.add(CheckZip, p.Member, "at offset %d: %s; zip readers (pip's zipfile, Go, streaming readers) would not agree on what the wheel holds: rebuild it with a standard tool", p.Offset, p.Msg)
+	}
+	if rep.Truncated {
+		c.add(CheckZip, "", "more problems with the zip structure than are listed; rebuild the wheel")
+	}
+	if rep.Comment != "" {
+		c.add(CheckZip, "", "the archive has a comment (%d bytes, %s); wheel writers write none, and a comment is where a second archive's records can hide: rebuild the wheel without it", len(rep.Comment), strconv.Quote(clip(rep.Comment, 40)))
+	}
+	return nil
+}
+
+// clip shortens s to at most n bytes (at a rune boundary) for a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
 }
 
 // ioErrReaderAt remembers the first error other than io.EOF of the reader
@@ -301,9 +355,9 @@ type wheelChecker struct {
 	rows     map[string]*recordRowCheck
 	rowOrder []string // paths in RECORD order
 
-	wheelData, metadataData []byte
-	wheelRead, metadataRead bool
-	buf                     []byte
+	wheelData, metadataData, entryPointsData []byte
+	wheelRead, metadataRead, entryPointsRead bool
+	buf                                      []byte
 }
 
 // recordRowCheck is a RECORD row as the wheelChecker uses it.
@@ -379,7 +433,31 @@ func (c *wheelChecker) run(zr *zip.Reader) error {
 	}
 	c.checkWheelFile()
 	c.checkMetadata()
+	c.checkEntryPoints()
 	return nil
+}
+
+// checkEntryPoints checks .dist-info/entry_points.txt when there is one.
+func (c *wheelChecker) checkEntryPoints() {
+	if c.distDir == "" {
+		return
+	}
+	c.mark(CheckEntryPoints)
+	path := c.distDir + "/entry_points.txt"
+	switch {
+	case c.firstMember(path) == nil:
+		return
+	case !c.entryPointsRead:
+		c.add(CheckEntryPoints, path, "entry_points.txt could not be read (see the %s or %s finding); its content is not checked", CheckZip, CheckBomb)
+		return
+	case c.entryPointsData == nil:
+		c.add(CheckEntryPoints, path, "entry_points.txt is larger than %d bytes; its content is not checked", checkMaxTextBytes)
+		return
+	case !utf8.Valid(c.entryPointsData):
+		c.add(CheckEntryPoints, path, "entry_points.txt is not valid UTF-8; installers read it as UTF-8 and may refuse it or read other names")
+		return
+	}
+	c.checkLineBreaks(CheckEntryPoints, path, c.entryPointsData, false)
 }
 
 // isDirEntry reports whether a member is a folder entry.
@@ -412,25 +490,44 @@ func (c *wheelChecker) unsafeReason(name string) string {
 	return ""
 }
 
-// caseFoldKey maps s to a key equal for strings that differ only in case
-// (Unicode simple case folding).
-func (c *wheelChecker) caseFoldKey(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		least := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			least = min(least, f)
+// collisions finds member and folder names that are one name under
+// Unicode normalisation (a CheckDuplicate finding) or that differ only in
+// case (a CheckCaseCollision finding), reporting each such name once.
+type collisions struct {
+	c        *wheelChecker
+	nfc      map[string]string // NFC form -> first spelling
+	fold     map[string]string // folded form -> first spelling
+	reported map[string]bool
+}
+
+// see registers path p (a member name without a trailing "/", or a folder
+// name); shown is how findings name it.
+func (k *collisions) see(p, shown string) {
+	n := namefold.NFC(p)
+	if prev, ok := k.nfc[n]; ok && prev != p {
+		if !k.reported[p] {
+			k.reported[p] = true
+			k.c.add(CheckDuplicate, shown, "the name is %q under Unicode normalisation (NFC), spelled with other code points; macOS file systems keep one file for both, and tools that compare bytes see two: rename one", prev)
 		}
-		b.WriteRune(least)
+		return
+	} else if !ok {
+		k.nfc[n] = p
 	}
-	return b.String()
+	f := namefold.Fold(p)
+	if prev, ok := k.fold[f]; ok && prev != p {
+		if !k.reported[p] {
+			k.reported[p] = true
+			k.c.add(CheckCaseCollision, shown, "the name differs from %q only in case; on macOS and Windows one overwrites the other: rename one", prev)
+		}
+	} else if !ok {
+		k.fold[f] = p
+	}
 }
 
 func (c *wheelChecker) checkNames() {
 	c.mark(CheckUnsafePath, CheckSymlink, CheckSpecialFile, CheckDuplicate, CheckCaseCollision, CheckZip)
 	reported := map[string]bool{}
-	folded := map[string]string{}
+	coll := &collisions{c: c, nfc: map[string]string{}, fold: map[string]string{}, reported: map[string]bool{}}
 	dirs := map[string]bool{} // folders implied by names, without trailing "/"
 	for _, f := range c.files {
 		name := f.Name
@@ -452,15 +549,16 @@ func (c *wheelChecker) checkNames() {
 			reported[name] = true
 			c.add(CheckDuplicate, name, "%d members have this name; which one an installer writes depends on the tool (the zip central directory is ambiguous): keep one", c.names[name])
 		}
-		key := c.caseFoldKey(strings.TrimSuffix(name, "/"))
-		if prev, ok := folded[key]; ok && prev != strings.TrimSuffix(name, "/") {
-			c.add(CheckCaseCollision, name, "the name differs from %q only in case; on macOS and Windows one overwrites the other: rename one", prev)
-		} else if !ok {
-			folded[key] = strings.TrimSuffix(name, "/")
-		}
 		parts := strings.Split(name, "/")
 		for i := 1; i < len(parts); i++ {
-			dirs[strings.Join(parts[:i], "/")] = true
+			d := strings.Join(parts[:i], "/")
+			if !dirs[d] {
+				dirs[d] = true
+				coll.see(d, d+"/")
+			}
+		}
+		if p := strings.TrimSuffix(name, "/"); p != "" && !(c.isDirEntry(f) && dirs[p]) {
+			coll.see(p, name)
 		}
 	}
 	for _, f := range c.files {
@@ -721,6 +819,7 @@ func (c *wheelChecker) checkRecord() error {
 		c.add(CheckRecord, path, "RECORD is larger than %d bytes; not checked", checkMaxTextBytes)
 		return nil
 	}
+	c.checkLineBreaks(CheckRecord, path, data.Bytes(), true)
 	c.recordOK = true
 	c.mark(CheckRecordDuplicate, CheckUnlisted, CheckMissing, CheckRecordHash, CheckRecordSize)
 	c.rows = map[string]*recordRowCheck{}
@@ -751,6 +850,32 @@ func (c *wheelChecker) checkRecord() error {
 		c.addRecordRow(path, line, rec[0], rec[1], rec[2])
 	}
 	return nil
+}
+
+// checkLineBreaks adds a finding under id for the first character in data
+// that Python would take for a line break and Go would not: a "\r" not
+// followed by "\n" (universal newlines, the e-mail parser) and, with
+// splitlines, the other separators of str.splitlines, with which pip
+// splits RECORD.
+func (c *wheelChecker) checkLineBreaks(id, member string, data []byte, splitlines bool) {
+	line := 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		what := ""
+		switch {
+		case r == '\n':
+			line++
+		case r == '\r' && (i+1 >= len(data) || data[i+1] != '\n'):
+			what = `a carriage return ("\r") not followed by a line feed`
+		case splitlines && (r == '\v' || r == '\f' || r == 0x1c || r == 0x1d || r == 0x1e || r == 0x85 || r == 0x2028 || r == 0x2029):
+			what = fmt.Sprintf("the line separator %U", r)
+		}
+		if what != "" {
+			c.add(id, member, "line %d (byte %d) has %s; Python ends the line there and Go does not, so the two would read different %s: use \\n line ends only", line, i, what, member[strings.LastIndexByte(member, '/')+1:])
+			return
+		}
+		i += size
+	}
 }
 
 // addRecordRow checks one RECORD row and remembers it.
@@ -837,20 +962,20 @@ func (c *wheelChecker) newRecordHash(algo string) hash.Hash {
 
 func (c *wheelChecker) checkMembers() error {
 	recordPath := c.distDir + "/RECORD"
-	wheelPath, metadataPath := c.distDir+"/WHEEL", c.distDir+"/METADATA"
+	wheelPath, metadataPath, epPath := c.distDir+"/WHEEL", c.distDir+"/METADATA", c.distDir+"/entry_points.txt"
 	seen := map[string]bool{}
 	// First, in member order, what each member needs; then the reads
 	// (decompress and hash) on all cores; then the findings, in member
 	// order again, so the report does not depend on scheduling.
 	type job struct {
-		f                   *zip.File
-		row                 *recordRowCheck
-		h                   hash.Hash
-		keep                *bytes.Buffer
-		wantWheel, wantMeta bool
-		n                   int64
-		over                bool
-		err                 error
+		f                           *zip.File
+		row                         *recordRowCheck
+		h                           hash.Hash
+		keep                        *bytes.Buffer
+		wantWheel, wantMeta, wantEP bool
+		n                           int64
+		over                        bool
+		err                         error
 	}
 	var jobs []*job
 	for _, f := range c.files {
@@ -890,13 +1015,17 @@ func (c *wheelChecker) checkMembers() error {
 			if j.wantMeta {
 				c.metadataRead = true
 			}
+			j.wantEP = f.Name == epPath && !c.entryPointsRead
+			if j.wantEP {
+				c.entryPointsRead = true
+			}
 		}
-		if j.wantWheel || j.wantMeta {
+		if j.wantWheel || j.wantMeta || j.wantEP {
 			j.keep = &bytes.Buffer{}
 		}
 		jobs = append(jobs, j)
 	}
-	c.wheelRead, c.metadataRead = false, false
+	c.wheelRead, c.metadataRead, c.entryPointsRead = false, false, false
 	next := make(chan *job)
 	var wg sync.WaitGroup
 	for w := 0; w < min(runtime.GOMAXPROCS(0), max(len(jobs), 1)); w++ {
@@ -932,6 +1061,11 @@ func (c *wheelChecker) checkMembers() error {
 			c.metadataRead = true
 			if !j.over {
 				c.metadataData = j.keep.Bytes()
+			}
+		case j.wantEP:
+			c.entryPointsRead = true
+			if !j.over {
+				c.entryPointsData = j.keep.Bytes()
 			}
 		}
 		if row == nil {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	zt "github.com/mkrelease/mkrelease/internal/extract/zipaudit/ziptest"
 	"github.com/mkrelease/mkrelease/wheel"
 )
 
@@ -203,7 +204,7 @@ var chkAllChecks = []string{
 	"filename", "zip", "unsafe-path", "symlink", "special-file", "duplicate", "case-collision",
 	"dist-info", "data", "bomb", "record", "record-duplicate", "unlisted", "missing",
 	"record-hash", "record-size", "wheel-file", "tag-mismatch", "metadata", "name-mismatch",
-	"version-mismatch", "license-file",
+	"version-mismatch", "license-file", "entry-points",
 }
 
 func TestCheckValidWheel(t *testing.T) {
@@ -962,6 +963,16 @@ func FuzzCheckReader(f *testing.F) {
 		f.Add(w.build(f))
 	}
 	f.Add([]byte("PK\x05\x06" + strings.Repeat("\x00", 18)))
+	// Zip structures readers disagree on (see ambiguous_test.go).
+	for _, edit := range []func(a *zt.Archive){
+		func(a *zt.Archive) { a.Entries[0].LocalName = zt.Ptr("other.py") },
+		func(a *zt.Archive) { a.Entries[1].WithDescriptor() },
+		func(a *zt.Archive) { a.Entries[1].NoLocal, a.Entries[1].Offset = true, zt.Ptr(int64(0)) },
+		func(a *zt.Archive) { a.Trailing, a.Comment = []byte("x"), []byte("PK\x05\x06") },
+	} {
+		_, data := chkRaw(f, chkValid(), edit)
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rep, err := wheel.CheckReader(chkFile, bytes.NewReader(data), int64(len(data)))
 		if err != nil {

@@ -10,6 +10,10 @@
 //     earliest zip date), in UTC; modes 0644, or 0755 for executables;
 //     no directory entries; no owner, no extra fields beyond the
 //     extended timestamp;
+//   - "version needed to extract" 1.0 for stored members, 2.0 for
+//     deflated ones, 4.5 for those that need zip64 fields; "version made
+//     by" Unix 2.0 (0x0314, like CPython's zipfile), or Unix 4.5 for
+//     zip64 members;
 //   - members compressed with deflate at a fixed level by a pinned
 //     library (klauspost/compress), in parallel across cores; members
 //     that are already compressed, or that deflate does not shrink, are

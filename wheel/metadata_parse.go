@@ -83,7 +83,9 @@ func (e *MetadataSyntaxError) Error() string {
 // a line starting with a space or tab continues the previous field; the
 // first empty line (after removing a trailing "\r") ends the headers and
 // everything after it is the body. The file must be UTF-8, without a byte
-// order mark. Which fields are present, and their values, are for the
+// order mark, and a carriage return must be followed by a line feed
+// (Python ends a line at a bare "\r", this parser would not). Which fields
+// are present, and their values, are for the
 // caller to judge; see [Check] for what a wheel's METADATA must hold.
 func ParseMetadata(data []byte) (*Metadata, error) {
 	if !utf8.Valid(data) {
@@ -92,6 +94,17 @@ func ParseMetadata(data []byte) (*Metadata, error) {
 	s := string(data)
 	if strings.HasPrefix(s, "\uFEFF") {
 		return nil, &MetadataSyntaxError{Line: 1, Msg: "starts with a byte order mark; write UTF-8 without one"}
+	}
+	// Python's e-mail parser ends a line at a bare "\r" as at "\n"; this
+	// parser would not, so the two would read different fields (a
+	// "Requires-Dist" hidden in a Summary, say): refuse it.
+	for i, line := 0, 1; i < len(s); i++ {
+		switch {
+		case s[i] == '\n':
+			line++
+		case s[i] == '\r' && (i+1 == len(s) || s[i+1] != '\n'):
+			return nil, &MetadataSyntaxError{Line: line, Msg: fmt.Sprintf("a carriage return (\"\\r\") not followed by a line feed, at byte %d: Python's e-mail parser, which installers use, ends the line there and this parser does not, so they would read different fields; use \"\\n\" (or \"\\r\\n\") line ends only", i)}
+		}
 	}
 	type field struct {
 		name  string

@@ -4,8 +4,11 @@ import (
 	"archive/zip"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mkrelease/mkrelease/internal/extract/zipaudit"
 )
 
 // ReadMetadata reads a wheel's file name and METADATA without checking the
@@ -31,13 +34,31 @@ func ReadMetadata(path string) (Filename, *Metadata, error) {
 // MetadataBytes returns the bytes of a wheel's .dist-info/METADATA as they
 // are (the file PEP 658 serves beside a wheel): the one member named
 // METADATA in a top-level folder ending in ".dist-info", at most
-// checkMaxTextBytes long. Like [ReadMetadata] it checks nothing else.
+// checkMaxTextBytes long. Like [ReadMetadata] it checks little else, but
+// it refuses a zip that readers would read differently (the structure
+// audit of [CheckZip]), so that the METADATA it returns is the one every
+// installer sees.
 func MetadataBytes(path string) ([]byte, error) {
-	zr, err := zip.OpenReader(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("wheel %s: %w", path, err)
 	}
-	defer zr.Close()
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("wheel %s: %w", path, err)
+	}
+	audit, err := zipaudit.Audit(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("wheel %s: %w", path, err)
+	}
+	if err := audit.Err(); err != nil {
+		return nil, fmt.Errorf("wheel %s: zip structure: %w; zip readers would not agree on what the wheel holds: rebuild it", path, err)
+	}
+	zr, err := zip.NewReader(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("wheel %s: %w", path, err)
+	}
 	var found *zip.File
 	for _, f := range zr.File {
 		dir, rest, ok := strings.Cut(f.Name, "/")

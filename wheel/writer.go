@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -273,6 +274,10 @@ func Write(ctx context.Context, c *Contents, dir string) (*Result, error) {
 		if j.err != nil {
 			return nil, fmt.Errorf("wheel %s: %w", c.Name, j.err)
 		}
+		if err := zw.Flush(); err != nil {
+			return nil, fmt.Errorf("wheel %s: %w", c.Name, err)
+		}
+		setVersions(j.header, written.n)
 		w, err := zw.CreateRaw(j.header)
 		if err == nil {
 			err = j.out.writeTo(w)
@@ -300,6 +305,10 @@ func Write(ctx context.Context, c *Contents, dir string) (*Result, error) {
 	if rj.err != nil {
 		return nil, rj.err
 	}
+	if err := zw.Flush(); err != nil {
+		return nil, fmt.Errorf("wheel %s: %w", c.Name, err)
+	}
+	setVersions(rj.header, written.n)
 	w, err := zw.CreateRaw(rj.header)
 	if err == nil {
 		err = rj.out.writeTo(w)
@@ -315,6 +324,37 @@ func Write(ctx context.Context, c *Contents, dir string) (*Result, error) {
 		return nil, err
 	}
 	return &Result{Path: final, SHA256: fmt.Sprintf("%x", digest.Sum(nil)), Size: written.n, Record: record}, nil
+}
+
+// Zip specification versions (APPNOTE.TXT 4.4.3.2): the least a reader
+// must implement to extract a member.
+const (
+	zipVersionStored  = 10 // 1.0: a stored file
+	zipVersionDeflate = 20 // 2.0: deflate
+	zipVersionZip64   = 45 // 4.5: ZIP64 extensions
+	zipCreatorUnix    = 3  // "version made by" upper byte: the external attributes hold Unix modes
+	zipVersionWriter  = 20 // 2.0: the version of the specification the writer claims, as Python's zipfile and `wheel pack` do
+)
+
+// setVersions fills in "version needed to extract" and "version made by"
+// for a member whose local header is written at offset: needed is the
+// minimum APPNOTE.TXT gives for the member (1.0 stored, 2.0 deflated,
+// 4.5 when archive/zip must write zip64 fields for it: a size or the
+// offset at or past 0xFFFFFFFF); made by is Unix (so that installers honour
+// the modes in the external attributes) and 2.0, or the needed version
+// when it is higher, which is what CPython's zipfile writes (0x0314).
+// archive/zip's CreateRaw leaves both to the caller, and a zero "needed"
+// is below what any deflated member requires.
+func setVersions(h *zip.FileHeader, offset int64) {
+	needed := uint16(zipVersionStored)
+	if h.Method == zip.Deflate {
+		needed = zipVersionDeflate
+	}
+	if h.CompressedSize64 >= math.MaxUint32 || h.UncompressedSize64 >= math.MaxUint32 || offset >= math.MaxUint32 {
+		needed = zipVersionZip64
+	}
+	h.ReaderVersion = needed
+	h.CreatorVersion = zipCreatorUnix<<8 | max(zipVersionWriter, needed)
 }
 
 type countWriter struct{ n int64 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -199,6 +200,80 @@ func BenchmarkWrite(b *testing.B) {
 	for b.Loop() {
 		if _, err := Write(context.Background(), c, dir); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestWriteZipVersions: every member says "version needed to extract" 1.0
+// when stored and 2.0 when deflated, in its local header and in the
+// central directory, and "made by" Unix 2.0 (0x0314) like CPython's
+// zipfile; Python reads the same values.
+func TestWriteZipVersions(t *testing.T) {
+	r, err := Write(context.Background(), sampleContents(t), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(r.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[uint16]uint16{zip.Store: 10, zip.Deflate: 20}
+	var lines []string
+	for _, f := range zr.File {
+		off, err := f.DataOffset()
+		if err != nil {
+			t.Fatal(err)
+		}
+		lh := off - 30 - int64(len(f.Name)) // no extra fields
+		if string(raw[lh:lh+4]) != "PK\x03\x04" {
+			t.Fatalf("%s: no local header at %d", f.Name, lh)
+		}
+		local := binary.LittleEndian.Uint16(raw[lh+4:])
+		if f.ReaderVersion != want[f.Method] || local != want[f.Method] || f.CreatorVersion != 0x0314 {
+			t.Errorf("%s (method %d): needed %d (local %d), made by %#04x; want %d and 0x0314", f.Name, f.Method, f.ReaderVersion, local, f.CreatorVersion, want[f.Method])
+		}
+		lines = append(lines, fmt.Sprintf("%s %d %d %d", f.Name, 3, 20, want[f.Method]))
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	out, err := exec.Command(py, "-c", `import sys, zipfile
+for i in zipfile.ZipFile(sys.argv[1]).infolist(): print(i.filename, i.create_system, i.create_version, i.extract_version)`, r.Path).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(out)); got != strings.Join(lines, "\n") {
+		t.Errorf("python zipfile reads:\n%s\nwant:\n%s", got, strings.Join(lines, "\n"))
+	}
+}
+
+func TestSetVersions(t *testing.T) {
+	const big = 1 << 32
+	tests := []struct {
+		method       uint16
+		csize, usize uint64
+		offset       int64
+		needed, made uint16
+	}{
+		{zip.Store, 5, 5, 0, 10, 0x0314},
+		{zip.Deflate, 3, 5, 0, 20, 0x0314},
+		{zip.Store, 0, 0, 1 << 20, 10, 0x0314},
+		{zip.Deflate, 3, 5, 0xfffffffe, 20, 0x0314},
+		{zip.Store, 5, 5, 0xffffffff, 45, 0x032d}, // the offset needs zip64
+		{zip.Deflate, 3, big, 0, 45, 0x032d},      // so does the size
+		{zip.Store, 0xffffffff, 0xffffffff, 0, 45, 0x032d},
+	}
+	for _, tt := range tests {
+		h := &zip.FileHeader{Method: tt.method, CompressedSize64: tt.csize, UncompressedSize64: tt.usize}
+		h.SetMode(0o644)
+		setVersions(h, tt.offset)
+		if h.ReaderVersion != tt.needed || h.CreatorVersion != tt.made {
+			t.Errorf("method %d, sizes %d/%d at %d: needed %d, made by %#04x; want %d, %#04x", tt.method, tt.csize, tt.usize, tt.offset, h.ReaderVersion, h.CreatorVersion, tt.needed, tt.made)
 		}
 	}
 }

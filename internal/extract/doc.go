@@ -1,7 +1,9 @@
 // Package extract unpacks archives that come from outside mkrelease
 // (upstream source archives, offline install bundles, evidence archives)
-// into a new directory, refusing anything unsafe. Every archive mkrelease
-// reads goes through this package.
+// into a new directory, refusing anything unsafe or ambiguous. Every
+// archive mkrelease extracts goes through this package. The wheel checker
+// reads wheels in place with archive/zip, but first audits their structure
+// with this package's zipaudit, and compares names with its namefold.
 //
 // # Formats
 //
@@ -40,6 +42,33 @@
 //     entry may follow files inside it), an entry goes through an earlier
 //     file, or the file system already has the name because it folds case
 //     or normalises Unicode ([ErrDuplicate]);
+//   - two paths (entries or the folders they imply) are one name under
+//     Unicode normalisation (NFC), or differ only in case unless
+//     Options.AllowCaseCollisions is set: macOS and Windows would keep one
+//     file for both ([ErrDuplicate]; see package namefold);
+//   - other tools would read the archive differently ([ErrAmbiguous]).
+//     In a tar: a PAX global header with any key but comment, times,
+//     owners and charset (readers apply global headers differently; git
+//     archive's commit-id comment is accepted); two PAX extended headers,
+//     two GNU long names or two long link names before one entry; both a
+//     PAX path and a GNU long name for one entry (or linkpath and long
+//     link name); a meta header followed by a global header or by the end
+//     of the archive; a GNU long name (or link name) of which the entry's
+//     own name (link) field is not a prefix; a PAX path (linkpath) that
+//     is ASCII and fits the ustar field but differs from it, or an unsafe
+//     ustar name behind a longer one; a PAX size that differs from the
+//     ustar size although it fits there; a link, device, directory or
+//     FIFO whose header declares data (GNU tar skips it, archive/tar and
+//     Python do not); a sparse file (GNU 'S' or PAX GNU.sparse records).
+//     Consistent GNU long names and PAX records, as GNU tar, Python's
+//     tarfile, archive/tar and git archive write them, are accepted. In a
+//     zip: anything package zipaudit reports (a local header or data
+//     descriptor that disagrees with the central directory, overlapping
+//     entries or bytes that belong to no entry, data before the first
+//     entry or after the end record, a comment holding a record
+//     signature, a non-ASCII name without the UTF-8 flag, an Info-ZIP
+//     Unicode Path field giving another name); a plain comment, such as
+//     git archive's commit id, is accepted;
 //   - a file or link has no more path elements than
 //     Options.StripComponents removes ([ErrStripComponents]);
 //   - there are more than Limits.MaxEntries entries, implicit parent
@@ -73,8 +102,13 @@
 // cancelled, the temporary directory is removed and the destination does
 // not exist.
 //
+// An [*EntryError] for an ambiguous archive gives in Offset where the
+// problem is: in the archive file for zip, in the decompressed tar stream
+// for the tar formats.
+//
 // Memory stays bounded whatever the archive size: tar formats stream (the
 // decoders' windows are bounded: xz 64 MiB, zstd 128 MiB), and paths are
-// remembered as 128-bit hashes. A zip's central directory is held in
-// memory by the zip reader, in proportion to the archive's size.
+// remembered as 128-bit hashes (three per path: as is, NFC, folded). A
+// zip's central directory is held in memory by the zip reader and by the
+// audit, in proportion to the archive's size.
 package extract

@@ -53,6 +53,13 @@ var (
 	// ErrCorrupt: the archive cannot be read (bad header, checksum,
 	// truncation, trailing garbage).
 	ErrCorrupt = errors.New("corrupt or truncated archive")
+	// ErrAmbiguous: other tools would read the archive differently: a tar
+	// meta header that readers apply differently, a ustar field that
+	// disagrees with its PAX or GNU replacement, a sparse file, a zip whose
+	// local headers, data descriptors or byte ranges disagree with its
+	// central directory, prepended or trailing data (see the package
+	// documentation for the full list).
+	ErrAmbiguous = errors.New("ambiguous archive (other tools would read it differently)")
 )
 
 // EntryError reports why an archive was refused. It names the archive and,
@@ -69,6 +76,11 @@ type EntryError struct {
 	Detail string
 	// Err is the underlying error, if any (may be nil).
 	Err error
+	// Offset is where the problem is: the byte offset of the entry's
+	// header or of the structure at fault, in the archive file for zip and
+	// in the decompressed tar stream for the tar formats; -1 when the
+	// refusal is not about one place.
+	Offset int64
 
 	advice string
 }
@@ -80,6 +92,9 @@ func (e *EntryError) Error() string {
 	fmt.Fprintf(&b, "extract %s: ", e.Archive)
 	if e.Entry != "" {
 		fmt.Fprintf(&b, "entry %q: ", e.Entry)
+	}
+	if e.Offset >= 0 {
+		fmt.Fprintf(&b, "at offset %d: ", e.Offset)
 	}
 	if e.Reason != nil {
 		b.WriteString(e.Reason.Error())
@@ -122,6 +137,7 @@ const (
 	adviceFormat  = "supported formats are tar, tar.gz, tar.xz, tar.bz2, tar.zst and zip, recognised by content; repack the archive in one of them"
 	adviceSymlink = "symlinks are refused for this archive: obtain an archive without symlinks"
 	adviceStrip   = "the archive does not have the expected leading directories: check its layout or the strip-components setting"
+	adviceAmbig   = "the archive is crafted or made by an unusual tool, and what it holds depends on who reads it: obtain it again from its source and check its digest; if it is genuine, repack it with a standard tool (tar --format=pax, or zip) and pin that"
 
 	// Limit advice names the command-line flags the CLI is expected to
 	// offer for each limit.
@@ -141,6 +157,8 @@ func adviceFor(reason error) string {
 		return adviceSymlink
 	case ErrStripComponents:
 		return adviceStrip
+	case ErrAmbiguous:
+		return adviceAmbig
 	case ErrTooMany:
 		return adviceEntries
 	case ErrTooLarge:
@@ -159,6 +177,9 @@ type violation struct {
 	detail string
 	advice string
 	err    error
+	// offset is where the problem is, when hasOffset.
+	offset    int64
+	hasOffset bool
 }
 
 func (v *violation) Error() string { return v.reason.Error() + ": " + v.detail }

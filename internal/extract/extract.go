@@ -27,6 +27,14 @@ type Options struct {
 	// (ErrSymlink).
 	AllowSymlinks bool
 
+	// AllowCaseCollisions accepts two paths that differ only in case
+	// ("Makefile" and "makefile"), for archives known to be extracted on a
+	// case-sensitive file system only. When false, they are refused
+	// (ErrDuplicate), since a case-insensitive file system (macOS,
+	// Windows) would keep one file for both. Paths that are one name under
+	// Unicode normalisation are refused either way.
+	AllowCaseCollisions bool
+
 	// Limits bound what the archive may make us write.
 	Limits Limits
 }

@@ -9,7 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/mkrelease/mkrelease/internal/extract/namefold"
 )
 
 // FuzzExtract feeds arbitrary bytes as an archive (as is, gzip-compressed,
@@ -44,6 +47,14 @@ func FuzzExtract(f *testing.F) {
 	f.Add(makeZip(f, zipEntries...), uint8(0), uint8(0), true)
 	f.Add(makeZip(f, zipEntries...), uint8(2), uint8(1), false)
 	f.Add(makeZip(f, file("../x", "x"), symlink("l", "../..")), uint8(0), uint8(0), true)
+	// Archives that other readers would read differently (see
+	// ambiguous_test.go): raw tar and zip, uncompressed so that the fuzzer
+	// can mutate their headers.
+	for _, c := range ambiguousCases(f) {
+		if strings.HasPrefix(c.name, "tar/") || strings.HasPrefix(c.name, "zip/") {
+			f.Add(c.data, uint8(0), uint8(0), true)
+		}
+	}
 
 	f.Fuzz(func(t *testing.T, data []byte, mode, strip uint8, symlinks bool) {
 		if mode%3 == 1 {
@@ -77,6 +88,7 @@ func FuzzExtract(f *testing.F) {
 			t.Fatalf("parent holds %q after success", names)
 		}
 		n := 0
+		folded := map[string]string{} // no two extracted paths are one name on macOS or Windows
 		walkErr := filepath.WalkDir(dest, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -86,6 +98,10 @@ func FuzzExtract(f *testing.F) {
 			}
 			n++
 			rel, _ := filepath.Rel(dest, p)
+			if prev, ok := folded[namefold.Fold(rel)]; ok {
+				t.Errorf("%q and %q were both extracted: one name ignoring case and normalisation", prev, rel)
+			}
+			folded[namefold.Fold(rel)] = rel
 			fi, err := d.Info()
 			if err != nil {
 				return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/mholt/archives"
+	"github.com/mkrelease/mkrelease/internal/extract/zipaudit"
 )
 
 const (
@@ -101,7 +102,7 @@ func (s *state) openSeekable(ra io.ReaderAt, sk io.Seeker, start int64) (*source
 	case "":
 		return nil, s.unrecognised(head)
 	case FormatZip:
-		return s.openZip(sec), nil
+		return s.openZip(sec)
 	}
 	cr := &countingReader{ctx: s.ctx, r: sec}
 	return s.openStream(format, cr, func() int64 { return cr.n })
@@ -125,22 +126,67 @@ func (s *state) spoolZip(r io.Reader, work string) (*source, error) {
 		f.Close()
 		return nil, err
 	}
-	src := s.openZip(io.NewSectionReader(f, 0, n))
+	src, err := s.openZip(io.NewSectionReader(f, 0, n))
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
 	src.close = func() { f.Close() }
 	return src, nil
 }
 
-func (s *state) openZip(sec *io.SectionReader) *source {
+// openZip audits the zip's structure (see package zipaudit) and prepares
+// to walk it; the walk must then meet the audited entries in order.
+func (s *state) openZip(sec *io.SectionReader) (*source, error) {
 	size := sec.Size()
+	rep, err := zipaudit.Audit(ctxReaderAt{ctx: s.ctx, r: sec}, size)
+	if err != nil {
+		return nil, s.readError(err)
+	}
+	if len(rep.Problems) > 0 {
+		p := rep.Problems[0]
+		reason := ErrAmbiguous
+		if p.Corrupt {
+			reason = ErrCorrupt
+		}
+		v := refusal(reason, "%s", p.Msg)
+		if n := len(rep.Problems) - 1; n > 0 {
+			v.detail += fmt.Sprintf(" (and %d more problems)", n)
+		}
+		v.offset, v.hasOffset = p.Offset, true
+		return nil, s.refuse(p.Member, v)
+	}
+	s.zip = rep.Entries
+	if s.zip == nil {
+		s.zip = []zipaudit.Entry{}
+	}
 	return &source{
 		format:     FormatZip,
 		compressed: func() int64 { return size },
 		walk: func(ctx context.Context, h archives.FileHandler) error {
 			return archives.Zip{}.Extract(ctx, sec, h)
 		},
-		finish: func() error { return nil },
-		close:  func() {},
+		finish: func() error {
+			if s.zipNext != len(s.zip) {
+				return s.refuse("", refusal(ErrCorrupt, "the zip reader walked %d entries but the central directory holds %d; refusing what cannot be checked", s.zipNext, len(s.zip)))
+			}
+			return nil
+		},
+		close: func() {},
+	}, nil
+}
+
+// ctxReaderAt stops reading once ctx is done.
+type ctxReaderAt struct {
+	ctx context.Context
+	r   io.ReaderAt
+}
+
+func (c ctxReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
 	}
+	return c.r.ReadAt(p, off)
 }
 
 // openStream sets up a (compressed) tar stream.
@@ -168,7 +214,8 @@ func (s *state) openStream(format string, r io.Reader, compressed func() int64) 
 	if err != nil {
 		return nil, s.refuse("", &violation{reason: ErrCorrupt, detail: "cannot start decompressing " + format, err: err})
 	}
-	tarIn := &eofWatch{r: dec}
+	s.tar = &tarAudit{r: dec}
+	tarIn := &eofWatch{r: s.tar}
 	return &source{
 		format:     format,
 		compressed: compressed,

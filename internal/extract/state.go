@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"github.com/mholt/archives"
+	"github.com/mkrelease/mkrelease/internal/extract/namefold"
+	"github.com/mkrelease/mkrelease/internal/extract/zipaudit"
 )
 
 // kind is what an extracted path is.
@@ -59,6 +61,17 @@ type state struct {
 	lastDir string // a directory known to exist, to skip parent checks
 	created int    // entries read plus implicit directories, for MaxEntries
 
+	// nfc and fold map the keys of every path's NFC and case-folded forms
+	// to the path (fold is nil when case collisions are allowed).
+	nfc, fold map[pathKey]nameRef
+
+	// tar audits a tar stream as archive/tar reads it (nil for zip).
+	tar *tarAudit
+	// zip lists the audited central directory of a zip, which the walk
+	// must follow entry by entry; zipNext is the next one.
+	zip     []zipaudit.Entry
+	zipNext int
+
 	compressed func() int64
 	buf        []byte
 	// err is the first error returned by the entry handler, returned as is
@@ -67,7 +80,7 @@ type state struct {
 }
 
 func newState(ctx context.Context, archive string, root *os.Root, opts Options, lim limits, rep *Report) *state {
-	return &state{
+	s := &state{
 		ctx:      ctx,
 		archive:  archive,
 		strip:    opts.StripComponents,
@@ -77,8 +90,21 @@ func newState(ctx context.Context, archive string, root *os.Root, opts Options, 
 		rep:      rep,
 		seeds:    [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
 		seen:     make(map[pathKey]kind),
+		nfc:      make(map[pathKey]nameRef),
+		fold:     make(map[pathKey]nameRef),
 		buf:      make([]byte, 64<<10),
 	}
+	if opts.AllowCaseCollisions {
+		s.fold = nil
+	}
+	return s
+}
+
+// nameRef is a path recorded for collision checks: its key, and the entry
+// (counted from 1) that created it.
+type nameRef struct {
+	exact pathKey
+	entry int
 }
 
 func (s *state) key(p string) pathKey {
@@ -97,6 +123,9 @@ func (s *state) run(r io.Reader, work string) error {
 	defer func() { s.rep.ArchiveBytes = src.compressed() }()
 
 	walkErr := src.walk(s.ctx, s.handle)
+	if s.tar != nil && s.tar.v != nil && (s.err == nil || errors.Is(s.err, errTarAudit)) {
+		return s.refuse(s.tar.vName, s.tar.v)
+	}
 	if s.err != nil {
 		return s.err
 	}
@@ -132,6 +161,21 @@ func (s *state) entry(ctx context.Context, f archives.FileInfo) error {
 	}
 	name := f.NameInArchive
 	s.rep.Entries++
+	if s.tar != nil {
+		if v := s.tar.check(name); v != nil {
+			if v == s.tar.v {
+				return s.refuse(s.tar.vName, v)
+			}
+			return s.refuse(name, v)
+		}
+	}
+	if s.zip != nil {
+		i := s.zipNext
+		s.zipNext++
+		if i >= len(s.zip) || s.zip[i].Name != name {
+			return s.refuse(name, refusal(ErrCorrupt, "the zip reader and the audit of the central directory disagree on entry %d; refusing what cannot be checked", i+1))
+		}
+	}
 	if err := s.count(name); err != nil {
 		return err
 	}
@@ -234,7 +278,33 @@ func (s *state) prepare(name, p string, isDir bool) (bool, error) {
 	default:
 		return false, s.refuse(name, refusal(ErrDuplicate, "an earlier entry has the same path %q", p))
 	}
-	return false, s.parents(name, p)
+	if err := s.parents(name, p); err != nil {
+		return false, err
+	}
+	return false, s.register(name, p)
+}
+
+// register records a new path p for the collision checks, refusing it
+// when an earlier path is the same name under Unicode normalisation or,
+// unless allowed, case folding.
+func (s *state) register(name, p string) error {
+	ref := nameRef{exact: s.key(p), entry: s.rep.Entries}
+	nk := s.key(namefold.NFC(p))
+	if prev, ok := s.nfc[nk]; ok && prev.exact != ref.exact {
+		return s.refuse(name, refusal(ErrDuplicate, "%q and a path of entry %d (the entry or one of its folders) are one name under Unicode normalisation (NFC), spelled with different code points: macOS file systems keep one file for both, and tools that compare bytes see two; rename one", p, prev.entry))
+	} else if !ok {
+		s.nfc[nk] = ref
+	}
+	if s.fold == nil {
+		return nil
+	}
+	fk := s.key(namefold.Fold(p))
+	if prev, ok := s.fold[fk]; ok && prev.exact != ref.exact {
+		return s.refuse(name, refusal(ErrDuplicate, "%q and a path of entry %d (the entry or one of its folders) differ only in case: case-insensitive file systems (macOS, Windows) keep one file for both; rename one", p, prev.entry))
+	} else if !ok {
+		s.fold[fk] = ref
+	}
+	return nil
 }
 
 // parents creates the missing parent directories of p, refusing to go
@@ -263,6 +333,9 @@ walk:
 	}
 	for i := len(missing) - 1; i >= 0; i-- {
 		if err := s.count(name); err != nil {
+			return err
+		}
+		if err := s.register(name, missing[i]); err != nil {
 			return err
 		}
 		if err := s.mkdir(name, missing[i]); err != nil {
@@ -492,7 +565,11 @@ func (s *state) totalViolation() *violation {
 
 // refuse turns a violation into an *EntryError for the named entry.
 func (s *state) refuse(name string, v *violation) *EntryError {
-	return &EntryError{Archive: s.archive, Entry: name, Reason: v.reason, Detail: v.detail, Err: v.err, advice: v.advice}
+	off := int64(-1)
+	if v.hasOffset {
+		off = v.offset
+	}
+	return &EntryError{Archive: s.archive, Entry: name, Reason: v.reason, Detail: v.detail, Err: v.err, Offset: off, advice: v.advice}
 }
 
 // diskError reports a failure to write the extracted tree. A name that
