@@ -10,7 +10,9 @@
 // matches; the signed provenance verifies with a trusted key, names exactly
 // the folder's wheels, bundles and SBOM, and (given release.lock) records
 // the locked sources and overlays; every wheel and every bundle passes its
-// own checks; each release
+// own checks (for a bundle, see bundle.Open: among them, manifest.json,
+// requirements.txt, pylock.toml, install.sh and INSTALL.md exactly as
+// mkrelease writes them for the bundle's wheels); each release
 // pair is complete (a wheel's exact pin on another finds it, same version
 // and tags); the SBOM
 // parses and every package checksum in it equals the file it describes
@@ -62,6 +64,9 @@ type Item struct {
 	Kind   string  `json:"kind"` // wheel, bundle, sidecar, sha256sums, dist
 	OK     bool    `json:"ok"`
 	Checks []Check `json:"checks"`
+	// Warnings refuse nothing but deserve a look (a bundle without its
+	// .sha256 sidecar beside it).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Report is the audit of every path named.
@@ -187,6 +192,7 @@ func Bundle(ctx context.Context, path string) (Item, map[string]string, error) {
 	for _, c := range r.Checks {
 		it.check(c, by[c]...)
 	}
+	it.Warnings = r.Warnings
 	digests := map[string]string{}
 	if o.Root != "" && len(by[bundle.CheckSums]) == 0 {
 		if sums, err := checksum.ReadSums(filepath.Join(o.Root, "SHA256SUMS")); err == nil {

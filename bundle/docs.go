@@ -3,8 +3,12 @@ package bundle
 import (
 	"bytes"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"text/template"
+
+	"github.com/mkrelease/mkrelease/internal/checksum"
 )
 
 // Docs are the facts INSTALL.md and install.sh state about one bundle.
@@ -18,7 +22,29 @@ type Docs struct {
 	Pythons []string
 	// Own are the release's wheels ("name==version"), Deps the closure.
 	Own, Deps []string
+	// Files are every file of the bundle but install.sh and SHA256SUMS,
+	// with their digests (what SHA256SUMS lists for them): install.sh
+	// carries them and checks the bundle against them, so it runs pip on
+	// no requirements.txt and no wheel but those it was written with.
+	Files []checksum.Sum
 }
+
+// docsData is what the templates see: the facts and what install.sh
+// checks the machine against.
+type docsData struct {
+	Docs
+	P platformFacts
+	// Newest is the support boundary, newest first (install.sh's order
+	// of preference).
+	Newest []string
+}
+
+var (
+	// scriptNameRE is the form of the names install.sh carries; digestRE
+	// that of their digests.
+	scriptNameRE = regexp.MustCompile(`^[A-Za-z0-9._+][A-Za-z0-9._+/-]*$`)
+	digestRE     = regexp.MustCompile(`^[0-9a-f]{64}$`)
+)
 
 // pyTuple renders "3.11" as "(3, 11)".
 func pyTuple(v string) string { return "(" + strings.Replace(v, ".", ", ", 1) + ")" }
@@ -28,55 +54,148 @@ var installSh = template.Must(template.New("install.sh").Funcs(template.FuncMap{
 #
 # Usage: ./install.sh [VENV] [PYTHON]
 #   VENV    virtualenv to create or reuse (default: ./{{.Name}}-venv next to this bundle)
-#   PYTHON  interpreter for a new virtualenv (default: $PYTHON, else the newest of
-#           python{{join .Pythons " python"}} on PATH)
+#   PYTHON  interpreter for a new virtualenv (default: $PYTHON, else the newest
+#           CPython {{join .Pythons ", "}} that runs, found on PATH or under pyenv or uv)
 #
-# Needs only sh, sha256sum or shasum, and Python's venv and pip.
+# It takes nothing from outside the bundle: PIP_*, PYTHON* and VIRTUAL_ENV are
+# dropped from the environment, pip reads no configuration file, and pip runs
+# only on the requirements.txt this script was written with. It checks the
+# platform and the interpreter before it creates a virtualenv, and removes a
+# virtualenv it created when the install fails.
+#
+# Needs only sh, uname, sha256sum or shasum, and Python's venv and pip.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 venv=${1:-"$here/../{{.Name}}-venv"}
 python=${2:-${PYTHON:-}}
+home=${HOME:-}
+created=
+case $venv in /*) ;; *) venv=$(pwd)/$venv ;; esac
+case $python in /*) ;; */*) python=$(pwd)/$python ;; esac
 
 say() { printf '%s\n' "install.sh: $*" >&2; }
 die() { say "$*"; exit 1; }
+cleanup() {
+	status=$?
+	trap - EXIT
+	if [ "$status" -ne 0 ] && [ -n "$created" ]; then
+		rm -rf -- "$venv"
+		say "removed the virtualenv $venv it had created"
+	fi
+	exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
-# 1. Every file of the bundle against SHA256SUMS.
+# 1. Nothing from the environment: pip's and Python's settings are dropped,
+#    and pip reads no configuration file.
+for name in $(env | sed -n -e 's/^\(PIP_[A-Za-z0-9_]*\)=.*/\1/p' -e 's/^\(PYTHON[A-Za-z0-9_]*\)=.*/\1/p' \
+	-e 's/^\(VIRTUAL_ENV\)=.*/\1/p' -e 's/^\(__PYVENV_LAUNCHER__\)=.*/\1/p'); do
+	unset "$name" || die "cannot unset $name: run install.sh from an environment without it"
+done
+PIP_CONFIG_FILE=/dev/null
+export PIP_CONFIG_FILE
+
+# 2. The platform: {{.Target}} ({{.PlatformTag}}), that is {{.P.OS}} on {{.P.Arch}}.
+os=$(uname -s 2>/dev/null || true)
+arch=$(uname -m 2>/dev/null || true)
+platform_ok=
+case $os in
+{{.P.OSCase}})
+	case $arch in
+	{{.P.ArchCase}}) platform_ok=1 ;;
+	esac
+	;;
+esac
+[ -n "$platform_ok" ] || die "this bundle is for {{.Target}} ({{.P.OS}} on {{.P.Arch}}); this machine is ${os:-unknown} on ${arch:-unknown}: fetch the bundle built for this platform"
+
+# 3. Every file of the bundle is the one it was built with: the digests are
+#    written into this script (SHA256SUMS lists the same), and wheels/ and
+#    dependencies/, where pip looks, hold no other file.
 cd "$here"
 if command -v sha256sum >/dev/null 2>&1; then
-	sha256sum -c --quiet SHA256SUMS || die "SHA256SUMS does not match: the bundle is damaged; fetch it again and check its .sha256"
+	sha256() { sha256sum "$1" | cut -d ' ' -f 1; }
 elif command -v shasum >/dev/null 2>&1; then
-	shasum -a 256 -c SHA256SUMS >/dev/null || die "SHA256SUMS does not match: the bundle is damaged; fetch it again and check its .sha256"
+	sha256() { shasum -a 256 "$1" | cut -d ' ' -f 1; }
 else
 	die "need sha256sum (coreutils) or shasum (perl) to check the bundle"
 fi
+nl='
+'
+names=$nl
+while read -r sum name; do
+	got=
+	if [ -f "$name" ] && [ ! -h "$name" ]; then got=$(sha256 "$name"); fi
+	[ "$got" = "$sum" ] || die "$name is not the file this bundle was built with (sha256 ${got:-missing}, want $sum): the bundle is damaged or was tampered with; fetch it again and check its .sha256"
+	names=$names$name$nl
+done <<'EOF'
+{{range .Files}}{{.SHA256}}  {{.Name}}
+{{end}}EOF
+odd=$(find wheels dependencies -name '*[!A-Za-z0-9._+-]*' -print | sed -n 1p)
+[ -z "$odd" ] || die "$odd: a file name mkrelease never writes; the bundle was tampered with: fetch it again"
+# shellcheck disable=SC2044 # the names were checked above: no spaces, no patterns
+for f in $(find wheels dependencies ! -type d -print); do
+	case $names in
+	*"$nl$f$nl"*) ;;
+	*) die "$f is not a file of this bundle: it was added after the build, and pip would see it; fetch the bundle again" ;;
+	esac
+done
 
-# 2. An interpreter inside the support boundary: CPython {{join .Pythons ", "}}.
+# 4. An interpreter inside the support boundary, CPython {{join .Pythons ", "}}, that runs.
 supported() {
-	"$1" -c 'import sys; sys.exit(0 if sys.implementation.name == "cpython" and sys.version_info[:2] in [{{range $i, $p := .Pythons}}{{if $i}}, {{end}}{{tuple $p}}{{end}}] else 1)' 2>/dev/null
+	"$1" -I -c 'import sys; sys.exit(0 if sys.implementation.name == "cpython" and sys.version_info[:2] in [{{range $i, $p := .Pythons}}{{if $i}}, {{end}}{{tuple $p}}{{end}}] else 1)' >/dev/null 2>&1
 }
-if [ -x "$venv/bin/python" ]; then
-	supported "$venv/bin/python" || die "$venv uses an unsupported Python; this bundle supports CPython {{join .Pythons ", "}}"
-else
-	if [ -z "$python" ]; then
-		# The newest that runs: version-manager shims may exist for
-		# versions they cannot start.
-		for p in{{range .Pythons}} python{{.}}{{end}}; do
-			if command -v "$p" >/dev/null 2>&1 && supported "$p"; then python=$p; fi
+# find_python sets python to the newest supported interpreter that runs, from
+# PATH, then pyenv's and uv's folders: a version manager's shim may exist for
+# a version it cannot start, so every candidate is run.
+find_python() {
+	set -f
+	saved_ifs=$IFS
+	IFS=:
+	# shellcheck disable=SC2086 # PATH is split at its colons
+	set -- ${PATH:-}
+	IFS=$saved_ifs
+	set +f
+	for v in{{range .Newest}} {{.}}{{end}}; do
+		for d in "$@" "${PYENV_ROOT:-$home/.pyenv}"/versions/*/bin "$home"/.local/share/uv/python/*/bin; do
+			case $d in /*) ;; *) continue ;; esac
+			p=$d/python$v
+			if [ -f "$p" ] && [ -x "$p" ] && supported "$p"; then
+				python=$p
+				return 0
+			fi
 		done
+	done
+	return 1
+}
+vpy=$venv/{{.P.VenvPython}}
+if [ -e "$vpy" ]; then
+	supported "$vpy" || die "$venv uses a Python that does not run or is outside the support boundary; this bundle supports CPython {{join .Pythons ", "}}: name a new folder"
+else
+	[ ! -e "$venv" ] || die "$venv exists and is not a virtualenv: name a new folder or an existing virtualenv"
+	if [ -n "$python" ]; then
+		supported "$python" || die "$python does not run as CPython {{join .Pythons ", "}}: pass a supported interpreter"
+	else
+		find_python || die "no CPython {{join .Pythons ", "}} that runs was found on PATH or under pyenv or uv: install one, or pass it: ./install.sh VENV /path/to/python3.X"
 	fi
-	[ -n "$python" ] || die "no CPython {{join .Pythons ", "}} found on PATH; pass one: ./install.sh VENV /path/to/python3.X"
-	supported "$python" || die "$python is not a supported interpreter; this bundle supports CPython {{join .Pythons ", "}}"
-	"$python" -m venv "$venv" || die "could not create the virtualenv $venv"
+	created=1
+	"$python" -I -m venv "$venv" || die "could not create the virtualenv $venv with $python"
+	supported "$vpy" || die "the new virtualenv $venv has no working Python"
 fi
 
-# 3. The exact wheels, offline, every one checked against its pinned hash.
-"$venv/bin/python" -m pip install --no-index --no-cache-dir --disable-pip-version-check \
+# 5. The exact wheels, offline, every one checked against its pinned hash.
+pip() {
+	"$vpy" -I -m pip --isolated --disable-pip-version-check --no-input "$@"
+}
+pip install --no-index --no-cache-dir --only-binary :all: \
 	--find-links "$here/wheels" --find-links "$here/dependencies" \
 	--require-hashes -r "$here/requirements.txt" || die "pip could not install the bundle"
-"$venv/bin/python" -m pip check --disable-pip-version-check || die "pip check found broken requirements"
+pip check || die "pip check found broken requirements"
+created=
 say "installed {{.Name}} {{.Version}} into $venv:"
-"$venv/bin/python" -m pip list --disable-pip-version-check --format=freeze
+pip list --format=freeze
 `))
 
 var installMd = template.Must(template.New("INSTALL.md").Funcs(template.FuncMap{"join": strings.Join}).Parse(`# Installing {{.Name}} {{.Version}} ({{.Target}})
@@ -107,14 +226,22 @@ tar -xzf {{.File}}
 
 or, with mkrelease: ` + "`mkrelease install {{.File}} --venv ./{{.Name}}-venv`" + `.
 
-` + "`install.sh`" + ` checks every file against ` + "`SHA256SUMS`" + `, creates the virtualenv (or reuses it),
-and runs:
+` + "`install.sh`" + ` takes nothing from outside the bundle: it drops ` + "`PIP_*`" + `, ` + "`PYTHON*`" + ` and
+` + "`VIRTUAL_ENV`" + ` from the environment and lets pip read no configuration file. It checks the
+platform ({{.P.OS}} on {{.P.Arch}}), every file against the sha256 written into it (the digests
+` + "`SHA256SUMS`" + ` lists), that ` + "`wheels/`" + ` and ` + "`dependencies/`" + ` hold no other file, and picks a supported
+CPython that runs (PATH, then pyenv and uv) before it creates the virtualenv (or reuses it), then
+runs:
 
 ` + "```sh" + `
-VENV/bin/python -m pip install --no-index --find-links wheels --find-links dependencies \
-    --require-hashes -r requirements.txt
-VENV/bin/python -m pip check
+VENV/{{.P.VenvPython}} -I -m pip --isolated install --no-index --only-binary :all: \
+    --find-links wheels --find-links dependencies --require-hashes -r requirements.txt
+VENV/{{.P.VenvPython}} -I -m pip --isolated check
 ` + "```" + `
+
+A virtualenv it created is removed again when the install fails. ` + "`mkrelease install`" + ` does the
+same, and also refuses a ` + "`requirements.txt`" + ` or ` + "`pylock.toml`" + ` that is not exactly what mkrelease
+writes for the bundle's wheels.
 
 ## Contents
 
@@ -141,8 +268,21 @@ func render(t *template.Template, d Docs) ([]byte, error) {
 	if len(d.Pythons) == 0 {
 		return nil, fmt.Errorf("bundle %s: no supported Python versions: set [bundle] pythons", d.Root)
 	}
+	p, err := scriptPlatform(d.PlatformTag)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", d.Root, err)
+	}
+	for _, f := range d.Files {
+		if !scriptNameRE.MatchString(f.Name) || !digestRE.MatchString(f.SHA256) || f.Name == "EOF" {
+			return nil, fmt.Errorf("bundle %s: file %q (sha256 %q) cannot be written into install.sh: names are letters, digits and . _ + - /, digests 64 lower-case hex digits", d.Root, f.Name, f.SHA256)
+		}
+	}
+	d.Files = slices.Clone(d.Files)
+	slices.SortFunc(d.Files, func(a, b checksum.Sum) int { return strings.Compare(a.Name, b.Name) })
+	newest := slices.Clone(d.Pythons)
+	slices.Reverse(newest)
 	var b bytes.Buffer
-	if err := t.Execute(&b, d); err != nil {
+	if err := t.Execute(&b, docsData{Docs: d, P: p, Newest: newest}); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

@@ -9,11 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
+	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/pyfind"
 	"github.com/mkrelease/mkrelease/internal/pyname"
+	"github.com/mkrelease/mkrelease/wheel/platform"
 )
 
 // InstallOptions configure Install.
@@ -63,44 +66,65 @@ func (e *InstallError) Unwrap() error { return e.Err }
 func (e *InstallError) ExitCode() int { return 1 }
 
 // Install installs an opened, checked bundle into a virtualenv, offline:
-// pip --no-index with every wheel pinned by hash, then pip check. A
-// virtualenv it created is removed again when the install fails, so a
-// failure leaves nothing behind.
+// pip --no-index with every wheel pinned by hash, then pip check. It takes
+// nothing from outside the bundle: it refuses a bundle whose checks did not
+// all pass, or whose requirements.txt changed since, or that is for another
+// platform; Python runs isolated (-I) and pip with --isolated and no
+// configuration file, with PIP_*, PYTHON* and VIRTUAL_ENV removed from
+// their environment (see [CleanEnv]). The interpreter is chosen and checked
+// before a virtualenv is created, and a virtualenv it created is removed
+// again when the install fails, so a failure leaves nothing behind.
 func Install(ctx context.Context, o *Opened, opts InstallOptions) (*Installed, error) {
-	if o.Manifest == nil || o.Manifest.Bundle == nil {
-		return nil, &InstallError{Msg: "the bundle has no readable manifest"}
+	if o.Manifest == nil || o.Manifest.Bundle == nil || o.requirements == "" {
+		return nil, &InstallError{Msg: "the bundle has not passed its checks: nothing installed", Hint: "run mkrelease verify on it to see why"}
 	}
-	boundary := o.Manifest.Bundle.Pythons
-	res := &Installed{Venv: opts.Venv}
-	vpy := filepath.Join(opts.Venv, "bin", "python")
+	b := o.Manifest.Bundle
+	if !platform.RunsOn(b.PlatformTag, runtime.GOOS, runtime.GOARCH) {
+		return nil, &InstallError{Msg: fmt.Sprintf("the bundle is for %s (%s); this machine is %s/%s: nothing installed", b.Target, b.PlatformTag, runtime.GOOS, runtime.GOARCH),
+			Hint: "fetch the bundle built for this platform"}
+	}
+	reqPath := filepath.Join(o.Root, "requirements.txt")
+	if sha, _, err := checksum.File(reqPath); err != nil || sha != o.requirements {
+		return nil, &InstallError{Msg: "requirements.txt changed after the bundle was checked: nothing installed", Hint: "install from the bundle file again"}
+	}
+	boundary := b.Pythons
+	venv, err := filepath.Abs(opts.Venv)
+	if err != nil {
+		return nil, &InstallError{Msg: "the virtualenv " + opts.Venv, Err: err}
+	}
+	env := append(CleanEnv(os.Environ()), "PIP_CONFIG_FILE="+os.DevNull)
+	res := &Installed{Venv: venv}
+	vpy := venvPython(venv)
 	if _, err := os.Stat(vpy); err == nil {
 		in, err := pyfind.Probe(ctx, vpy)
 		if err != nil {
-			return nil, &InstallError{Msg: "the virtualenv " + opts.Venv + " has no working python", Err: err}
+			return nil, &InstallError{Msg: "the virtualenv " + venv + " has no working python", Err: err}
 		}
 		if in.Implementation != "cpython" || !slices.Contains(boundary, in.MinorVersion()) {
-			return nil, &InstallError{Msg: fmt.Sprintf("the virtualenv %s uses %s %s, outside the bundle's support boundary (CPython %s)", opts.Venv, in.Implementation, in.Version, strings.Join(boundary, ", ")),
+			return nil, &InstallError{Msg: fmt.Sprintf("the virtualenv %s uses %s %s, outside the bundle's support boundary (CPython %s)", venv, in.Implementation, in.Version, strings.Join(boundary, ", ")),
 				Hint: "install into a new virtualenv (--venv DIR) made with a supported Python"}
 		}
 		res.Python = in.Path
 	} else {
-		if _, err := os.Stat(opts.Venv); err == nil {
-			return nil, &InstallError{Msg: opts.Venv + " exists and is not a virtualenv", Hint: "name a new folder or an existing virtualenv with --venv"}
+		if _, err := os.Lstat(venv); err == nil {
+			return nil, &InstallError{Msg: venv + " exists and is not a virtualenv", Hint: "name a new folder or an existing virtualenv with --venv"}
 		}
 		py, err := choosePython(ctx, opts, boundary)
 		if err != nil {
 			return nil, err
 		}
 		res.Python = py
-		if out, err := exec.CommandContext(ctx, py, "-m", "venv", opts.Venv).CombinedOutput(); err != nil {
-			os.RemoveAll(opts.Venv)
-			return nil, &InstallError{Msg: "could not create the virtualenv " + opts.Venv, Err: fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))}
-		}
+		cmd := exec.CommandContext(ctx, py, "-I", "-m", "venv", venv)
+		cmd.Env = env
 		res.Created = true
+		if out, err := cmd.CombinedOutput(); err != nil {
+			os.RemoveAll(venv)
+			return nil, &InstallError{Msg: "could not create the virtualenv " + venv, Err: fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))}
+		}
 	}
 	fail := func(e *InstallError) (*Installed, error) {
 		if res.Created {
-			os.RemoveAll(opts.Venv)
+			os.RemoveAll(venv)
 		}
 		return nil, e
 	}
@@ -108,33 +132,34 @@ func Install(ctx context.Context, o *Opened, opts InstallOptions) (*Installed, e
 	if log == nil {
 		log = io.Discard
 	}
-	pip := func(args ...string) error {
-		cmd := exec.CommandContext(ctx, vpy, append([]string{"-m", "pip", "--disable-pip-version-check", "--no-input"}, args...)...)
+	pip := func(out io.Writer, args ...string) error {
+		cmd := exec.CommandContext(ctx, vpy, append([]string{"-I", "-m", "pip", "--isolated", "--disable-pip-version-check", "--no-input"}, args...)...)
 		cmd.Dir = o.Root
-		cmd.Env = append(os.Environ(), "PIP_NO_INDEX=1", "PIP_CONFIG_FILE=/dev/null")
+		cmd.Env = env
 		var buf bytes.Buffer
-		cmd.Stdout, cmd.Stderr = io.MultiWriter(log, &buf), io.MultiWriter(log, &buf)
+		if out == nil {
+			out = io.MultiWriter(log, &buf)
+		}
+		cmd.Stdout, cmd.Stderr = out, io.MultiWriter(log, &buf)
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("%v\n%s", err, lastLines(buf.String(), 15))
 		}
 		return nil
 	}
-	if err := pip("install", "--no-index", "--no-cache-dir", "--find-links", "wheels", "--find-links", "dependencies",
+	if err := pip(nil, "install", "--no-index", "--no-cache-dir", "--only-binary", ":all:", "--find-links", "wheels", "--find-links", "dependencies",
 		"--require-hashes", "-r", "requirements.txt"); err != nil {
 		return fail(&InstallError{Msg: "pip could not install the bundle", Err: err})
 	}
-	if err := pip("check"); err != nil {
+	if err := pip(nil, "check"); err != nil {
 		return fail(&InstallError{Msg: "pip check found broken requirements after the install", Err: err})
 	}
 	var list bytes.Buffer
-	cmd := exec.CommandContext(ctx, vpy, "-m", "pip", "--disable-pip-version-check", "list", "--format=json")
-	cmd.Stdout = &list
-	if err := cmd.Run(); err != nil {
-		return nil, &InstallError{Msg: "pip list failed after the install", Err: err}
+	if err := pip(&list, "list", "--format=json"); err != nil {
+		return fail(&InstallError{Msg: "pip list failed after the install", Err: err})
 	}
 	var pkgs []struct{ Name, Version string }
 	if err := json.Unmarshal(list.Bytes(), &pkgs); err != nil {
-		return nil, &InstallError{Msg: "pip list printed no JSON", Err: err}
+		return fail(&InstallError{Msg: "pip list printed no JSON", Err: err})
 	}
 	want := map[string]bool{}
 	for _, t := range o.Manifest.Targets {
@@ -142,7 +167,7 @@ func Install(ctx context.Context, o *Opened, opts InstallOptions) (*Installed, e
 			want[w.Name] = true
 		}
 	}
-	for _, d := range o.Manifest.Bundle.Dependencies {
+	for _, d := range b.Dependencies {
 		name, _, _ := strings.Cut(d.Name, "==")
 		want[name] = true
 	}
@@ -153,6 +178,33 @@ func Install(ctx context.Context, o *Opened, opts InstallOptions) (*Installed, e
 	}
 	slices.Sort(res.Packages)
 	return res, nil
+}
+
+// CleanEnv returns environ without what would let the environment steer
+// pip or Python: every PIP_* variable (PIP_FIND_LINKS, PIP_INDEX_URL,
+// PIP_REQUIREMENT, PIP_CONFIG_FILE, PIP_TARGET, ...), every PYTHON*
+// variable (PYTHONPATH, PYTHONHOME, PYTHONSTARTUP, PYTHONUSERBASE, ...),
+// VIRTUAL_ENV and __PYVENV_LAUNCHER__. Names are compared as Windows does,
+// ignoring case.
+func CleanEnv(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		u := strings.ToUpper(k)
+		if strings.HasPrefix(u, "PIP_") || strings.HasPrefix(u, "PYTHON") || u == "VIRTUAL_ENV" || u == "__PYVENV_LAUNCHER__" {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// venvPython is the interpreter of a virtualenv on this machine.
+func venvPython(venv string) string {
+	if runtime.GOOS == "windows" {
+		return filepath.Join(venv, "Scripts", "python.exe")
+	}
+	return filepath.Join(venv, "bin", "python")
 }
 
 func choosePython(ctx context.Context, opts InstallOptions, boundary []string) (string, error) {

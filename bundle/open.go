@@ -1,17 +1,15 @@
 package bundle
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
+	"github.com/mkrelease/mkrelease/bundle/deps"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/extract"
 	"github.com/mkrelease/mkrelease/release"
@@ -25,8 +23,10 @@ const (
 	CheckLayout       = "layout"       // one root folder named like the file, the required files present
 	CheckSums         = "sha256sums"   // every file matches SHA256SUMS, no file unlisted
 	CheckWheels       = "wheels"       // every wheel passes the wheel validator
-	CheckRequirements = "requirements" // requirements.txt pins exactly the bundle's wheels, by their digests
-	CheckManifest     = "manifest"     // manifest.json is readable and names the bundle's target and boundary
+	CheckManifest     = "manifest"     // manifest.json names the bundle's target and boundary, and exactly its wheels
+	CheckRequirements = "requirements" // requirements.txt is exactly what mkrelease writes for the bundle's wheels
+	CheckPylock       = "pylock"       // pylock.toml is exactly what mkrelease writes for the bundle's wheels
+	CheckInstaller    = "installer"    // install.sh and INSTALL.md are exactly what mkrelease writes for the bundle
 )
 
 // Finding is one failed check of a bundle, naming the file at fault.
@@ -37,11 +37,13 @@ type Finding struct {
 }
 
 // Report is the outcome of checking a bundle: the checks that ran, in
-// order, and every finding.
+// order, every finding, and warnings (facts that refuse nothing but that
+// the user should hear, such as a missing sidecar).
 type Report struct {
 	Bundle   string    `json:"bundle"`
 	Checks   []string  `json:"checks"`
 	Findings []Finding `json:"findings"`
+	Warnings []string  `json:"warnings,omitempty"`
 }
 
 // OK reports whether every check held.
@@ -62,7 +64,12 @@ type ReportError struct{ Report *Report }
 // Error lists the findings.
 func (e *ReportError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "bundle %s failed %d check%s:", e.Report.Bundle, len(e.Report.Findings), plural(len(e.Report.Findings)))
+	checks := map[string]bool{}
+	for _, f := range e.Report.Findings {
+		checks[f.Check] = true
+	}
+	n := len(e.Report.Findings)
+	fmt.Fprintf(&b, "bundle %s failed %d check%s (%d finding%s):", e.Report.Bundle, len(checks), plural(len(checks)), n, plural(n))
 	for _, f := range e.Report.Findings {
 		b.WriteString("\n  " + f.Check + ": ")
 		if f.File != "" {
@@ -97,14 +104,21 @@ type Opened struct {
 	// Manifest is its manifest.json (nil when unreadable).
 	Manifest *release.Manifest
 	dir      string
+	// requirements is the sha256 of requirements.txt as checked; "" when
+	// a check failed, so Install refuses the bundle.
+	requirements string
 }
 
 // Close removes the extracted files.
 func (o *Opened) Close() error { return os.RemoveAll(o.dir) }
 
-// Open checks the bundle at path: its sidecar (path.sha256) when present,
-// a safe extraction into a private temporary folder, the layout,
-// SHA256SUMS (no unlisted file), every wheel and requirements.txt. The
+// Open checks the bundle at path: its sidecar (path.sha256) when present
+// (a warning says when it is not), a safe extraction into a private
+// temporary folder, the layout, SHA256SUMS (no unlisted file), every
+// wheel, that manifest.json names exactly the bundle's wheels, that
+// requirements.txt and pylock.toml are exactly what mkrelease writes for
+// them (so pip can be sent nowhere outside the bundle), and that install.sh
+// and INSTALL.md are exactly what mkrelease writes for the bundle. The
 // report lists every finding; the error is only for failures to run the
 // checks at all. The caller closes the result.
 func Open(ctx context.Context, path string) (*Opened, *Report, error) {
@@ -112,7 +126,10 @@ func Open(ctx context.Context, path string) (*Opened, *Report, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil, err
 	}
-	if _, err := os.Stat(checksum.SidecarPath(path)); err == nil {
+	if _, err := os.Stat(checksum.SidecarPath(path)); err != nil {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no sidecar %s next to the bundle: nothing shows that %s is the file that was released; fetch its .sha256 too, or compare its sha256 with the release's SHA256SUMS",
+			filepath.Base(checksum.SidecarPath(path)), filepath.Base(path)))
+	} else {
 		rep.run(CheckSidecar)
 		sr, err := checksum.VerifySidecar(checksum.SidecarPath(path))
 		switch {
@@ -178,7 +195,7 @@ func Open(ctx context.Context, path string) (*Opened, *Report, error) {
 	}
 
 	rep.run(CheckWheels)
-	var wheels []string
+	var wheels []bundleWheel
 	for _, sub := range []string{"wheels", "dependencies"} {
 		m, _ := filepath.Glob(filepath.Join(o.Root, sub, "*"))
 		for _, p := range m {
@@ -187,7 +204,22 @@ func Open(ctx context.Context, path string) (*Opened, *Report, error) {
 				rep.add(CheckWheels, rel, "not a wheel: a bundle installs wheels only")
 				continue
 			}
-			wheels = append(wheels, rel)
+			sha, ok := sums.Lookup(rel)
+			st, err := os.Stat(p)
+			if err != nil {
+				return o, rep, err
+			}
+			if !ok { // unlisted: SHA256SUMS reports it; hash it for the other checks
+				if sha, _, err = checksum.File(p); err != nil {
+					return o, rep, err
+				}
+			}
+			w, err := newBundleWheel(rel, sha, st.Size())
+			if err != nil {
+				rep.add(CheckWheels, rel, "%v", err)
+				continue
+			}
+			wheels = append(wheels, w)
 			wr, err := wheel.Check(p)
 			if err != nil {
 				rep.add(CheckWheels, rel, "%v", err)
@@ -199,62 +231,68 @@ func Open(ctx context.Context, path string) (*Opened, *Report, error) {
 		}
 	}
 
-	rep.run(CheckRequirements)
-	checkRequirements(o.Root, wheels, sums, rep)
-
 	rep.run(CheckManifest)
 	data, err := os.ReadFile(filepath.Join(o.Root, "manifest.json"))
 	var m release.Manifest
+	var tgt *deps.Target
 	switch {
 	case err != nil:
 		rep.add(CheckManifest, "manifest.json", "unreadable: %v", err)
 	case json.Unmarshal(data, &m) != nil || m.Schema != release.ManifestSchema:
 		rep.add(CheckManifest, "manifest.json", "not an mkrelease manifest")
-	case m.Bundle == nil || len(m.Bundle.Pythons) == 0:
+	case m.Bundle == nil:
 		rep.add(CheckManifest, "manifest.json", "names no bundle target or support boundary")
 	default:
+		facts := checkBundleFacts(m.Bundle)
+		for _, f := range facts {
+			rep.add(CheckManifest, "manifest.json", "%s", f)
+		}
+		if len(facts) > 0 {
+			break
+		}
+		t := target(m.Bundle)
+		tgt = &t
+		for _, p := range checkContents(&m, wheels) {
+			rep.add(CheckManifest, p.file, "%s", p.text())
+		}
 		o.Manifest = &m
 	}
-	return o, rep, nil
-}
 
-// checkRequirements checks that requirements.txt pins every wheel of the
-// bundle by the digest SHA256SUMS records for it, and nothing else.
-func checkRequirements(root string, wheels []string, sums checksum.Sums, rep *Report) {
-	data, err := os.ReadFile(filepath.Join(root, "requirements.txt"))
+	rep.run(CheckRequirements)
+	reqs, err := os.ReadFile(filepath.Join(o.Root, "requirements.txt"))
 	if err != nil {
 		rep.add(CheckRequirements, "requirements.txt", "unreadable: %v", err)
-		return
+		return o, rep, nil
 	}
-	pinned := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		for _, f := range strings.Fields(sc.Text()) {
-			if h, ok := strings.CutPrefix(f, "--hash=sha256:"); ok {
-				pinned[h] = true
-			}
+	pins, ps := checkRequirementsTxt(reqs, tgt, wheels)
+	for _, p := range ps {
+		rep.add(CheckRequirements, p.file, "%s", p.text())
+	}
+
+	rep.run(CheckPylock)
+	if lock, err := os.ReadFile(filepath.Join(o.Root, "pylock.toml")); err != nil {
+		rep.add(CheckPylock, "pylock.toml", "unreadable: %v", err)
+	} else {
+		for _, p := range checkPylockToml(lock, tgt, pins, wheels) {
+			rep.add(CheckPylock, p.file, "%s", p.text())
 		}
 	}
-	seen := map[string]bool{}
-	sort.Strings(wheels)
-	for _, w := range wheels {
-		sha, ok := sums.Lookup(w)
-		if !ok {
-			continue // SHA256SUMS already reports it unlisted
-		}
-		seen[sha] = true
-		if !pinned[sha] {
-			rep.add(CheckRequirements, w, "not pinned in requirements.txt (pip --require-hashes would refuse the install)")
-		}
+
+	if tgt == nil || len(ps) > 0 {
+		return o, rep, nil // the installer is written from the manifest and the pins
 	}
-	var extra []string
-	for h := range pinned {
-		if !seen[h] {
-			extra = append(extra, h)
-		}
+	rep.run(CheckInstaller)
+	script, err1 := os.ReadFile(filepath.Join(o.Root, "install.sh"))
+	doc, err2 := os.ReadFile(filepath.Join(o.Root, "INSTALL.md"))
+	if err := errors.Join(err1, err2); err != nil {
+		rep.add(CheckInstaller, "install.sh", "unreadable: %v", err)
+		return o, rep, nil
 	}
-	sort.Strings(extra)
-	for _, h := range extra {
-		rep.add(CheckRequirements, "requirements.txt", "pins sha256:%s, which no wheel of the bundle has", h)
+	for _, p := range checkInstaller(bundleDocs(&m, filepath.Base(o.Root), pins, wheels, sums), script, doc) {
+		rep.add(CheckInstaller, p.file, "%s", p.text())
 	}
+	if rep.OK() {
+		o.requirements = checksum.Bytes(reqs)
+	}
+	return o, rep, nil
 }

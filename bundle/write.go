@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/mkrelease/mkrelease/bundle/deps"
 	"github.com/mkrelease/mkrelease/internal/artifact"
@@ -82,8 +84,12 @@ func writeBundle(ctx context.Context, r *release.Release, target string, cl *dep
 	}
 	// Both folders exist even when empty: install.sh and INSTALL.md name them.
 	entries = append(entries, tarball.Entry{Path: "wheels", Mode: fs.ModeDir | 0o755}, tarball.Entry{Path: "dependencies", Mode: fs.ModeDir | 0o755})
-	addData("requirements.txt", deps.RequirementsTxt(cl), 0o644)
-	addData("pylock.toml", deps.PylockToml(cl, nil), 0o644)
+	reqs, lock := deps.RequirementsTxt(cl), deps.PylockToml(cl, nil)
+	if err := checkOwnLocks(file, cl, reqs, lock); err != nil {
+		return err
+	}
+	addData("requirements.txt", reqs, 0o644)
+	addData("pylock.toml", lock, 0o644)
 	lic := licenseEntries(cl)
 	names := make([]string, 0, len(lic))
 	for p := range lic {
@@ -94,11 +100,6 @@ func writeBundle(ctx context.Context, r *release.Release, target string, cl *dep
 		addData(p, lic[p], 0o644)
 	}
 	addData("RELEASE_NOTES.md", []byte(r.Notes), 0o644)
-	install, err := InstallScript(docs)
-	if err != nil {
-		return err
-	}
-	addData("install.sh", install, 0o755)
 	doc, err := InstallDoc(docs)
 	if err != nil {
 		return err
@@ -110,6 +111,13 @@ func writeBundle(ctx context.Context, r *release.Release, target string, cl *dep
 	}
 	addData("manifest.json", m, 0o644)
 	addData(SBOMName(c), r.SBOM, 0o644)
+	// install.sh comes last: it carries the digest of every other file.
+	docs.Files = slices.Clone(sums)
+	install, err := InstallScript(docs)
+	if err != nil {
+		return err
+	}
+	addData("install.sh", install, 0o755)
 	sumData, err := sums.Marshal()
 	if err != nil {
 		return fmt.Errorf("bundle %s: %w", file, err)
@@ -149,4 +157,35 @@ func bundleManifest(r *release.Release, target string, cl *deps.Closure) ([]byte
 		return nil, err
 	}
 	return append(data, '\n'), nil
+}
+
+// checkOwnLocks runs the checks of Open on the locks about to be written,
+// so that build never writes a bundle that verify and install refuse (a
+// lock marker pip would misread, say).
+func checkOwnLocks(file string, cl *deps.Closure, reqs, lock []byte) error {
+	var wheels []bundleWheel
+	for _, set := range []struct {
+		dir string
+		ps  []deps.Resolved
+	}{{deps.OwnDir, cl.Own}, {deps.DependencyDir, cl.Packages}} {
+		for _, p := range set.ps {
+			for _, f := range p.Files {
+				w, err := newBundleWheel(set.dir+"/"+f.Name, f.SHA256, f.Size)
+				if err != nil {
+					return fmt.Errorf("bundle %s: %w", file, err)
+				}
+				wheels = append(wheels, w)
+			}
+		}
+	}
+	pins, ps := checkRequirementsTxt(reqs, &cl.Target, wheels)
+	ps = append(ps, checkPylockToml(lock, &cl.Target, pins, wheels)...)
+	if len(ps) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for _, p := range ps {
+		b.WriteString("\n  " + p.file + ": " + p.text())
+	}
+	return &ConfigError{Key: "dependencies.lock", Msg: fmt.Sprintf("bundle %s: the locks mkrelease would write do not pass its own checks:%s\n\thint: a lock entry's marker or a wheel's name is one pip would read differently; fix the dependency lock", file, b.String())}
 }

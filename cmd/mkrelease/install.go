@@ -25,11 +25,20 @@ func NewCmdInstall(f *Factory, runF func(*InstallOptions) error) *cobra.Command 
 	cmd := &cobra.Command{
 		Use:   "install BUNDLE",
 		Short: "Install an offline bundle into a new or existing virtualenv, with no network",
-		Long: `Install checks the bundle first (its .sha256 sidecar when present, a safe
-extraction refusing traversal, links, devices, duplicates and decompression bombs,
-SHA256SUMS, every wheel), then creates or reuses the virtualenv, installs with
-pip --no-index --require-hashes and runs pip check. A refused bundle installs
-nothing; a virtualenv created for a failed install is removed.`,
+		Long: `Install checks the bundle first (its .sha256 sidecar when present, with a warning
+when it is not; a safe extraction refusing traversal, links, devices, duplicates and
+decompression bombs; SHA256SUMS; every wheel; manifest.json naming exactly the bundle's
+wheels; requirements.txt and pylock.toml exactly as mkrelease writes them, so no option
+line, comment, URL or overlong line can send pip outside the bundle; install.sh and
+INSTALL.md as written), checks the platform and picks a supported interpreter, then
+creates or reuses the virtualenv, installs with pip --no-index --require-hashes
+--only-binary :all: and runs pip check.
+
+Nothing comes from outside the bundle: PIP_*, PYTHON* and VIRTUAL_ENV are removed
+from pip's and Python's environment, Python runs isolated (-I) and pip with
+--isolated and no configuration file. A refused bundle installs nothing; a
+virtualenv created for a failed install is removed. Exit status 1 when the bundle
+or the install is refused, 2 for bad invocations.`,
 		Example: `  mkrelease install vexl-0.3.0-linux-x86_64.tar.gz
   mkrelease install vexl-0.3.0-linux-x86_64.tar.gz --venv /opt/vexl --python python3.12`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -61,10 +70,13 @@ func installRun(ctx context.Context, o *InstallOptions) error {
 		return err
 	}
 	defer opened.Close()
+	w := o.Factory.IO.ErrOut
+	for _, warn := range rep.Warnings {
+		fmt.Fprintf(w, "mkrelease: warning: %s\n", warn)
+	}
 	if err := rep.Err(); err != nil {
 		return fmt.Errorf("nothing installed: %w", err)
 	}
-	w := o.Factory.IO.ErrOut
 	fmt.Fprintf(w, "mkrelease: bundle %s verified (%s)\n", o.Bundle, strings.Join(rep.Checks, ", "))
 	venv := o.Venv
 	if venv == "" {

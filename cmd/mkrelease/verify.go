@@ -104,6 +104,9 @@ func verifyRun(ctx context.Context, o *VerifyOptions) error {
 					}
 				}
 			}
+			for _, warning := range it.Warnings {
+				fmt.Fprintf(w, "WARN  %s: %s\n", it.Path, warning)
+			}
 		}
 		if rep.OK {
 			fmt.Fprintf(w, "verified %d item%s (%d checks): every check holds\n", len(rep.Items), plural(len(rep.Items)), checks)

