@@ -6,10 +6,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/mkrelease/mkrelease/internal/extract/zipaudit"
 	"github.com/mkrelease/mkrelease/internal/pyname"
 	"github.com/mkrelease/mkrelease/wheel"
 )
@@ -22,16 +25,26 @@ const (
 
 // isFatalCheck reports whether findings of a wheel check make a wheel
 // unusable: damage, unsafe members, a RECORD that does not match, metadata
-// that is not the file name's. The other checks (file name spelling,
-// metadata style, case collisions, WHEEL's tag list) often fail for wheels
-// built by older tools; their findings are reported as warnings.
+// that is not the file name's, and anything that installs differently
+// depending on the reader or the platform: a zip that readers read
+// differently, names that differ only in case (on the case-insensitive
+// file systems of macOS and Windows one member overwrites the other, so
+// the installed files depend on the member order and the platform; a
+// bundle is installed from its lock on any machine that fits its target,
+// Linux ones included, with case-insensitive volumes), and an
+// entry_points.txt that is not UTF-8 or has a bare carriage return (Python
+// ends a line there, other readers do not: the console scripts installed
+// would depend on the installer). The other checks (file name spelling,
+// metadata style, WHEEL's tag list, PEP 639 license paths) often fail for
+// wheels built by older tools without changing what is installed; their
+// findings are reported as warnings.
 func isFatalCheck(id string) bool {
 	switch id {
 	case wheel.CheckZip, wheel.CheckUnsafePath, wheel.CheckSymlink, wheel.CheckSpecialFile,
-		wheel.CheckDuplicate, wheel.CheckDistInfo, wheel.CheckData, wheel.CheckBomb,
+		wheel.CheckDuplicate, wheel.CheckCaseCollision, wheel.CheckDistInfo, wheel.CheckData, wheel.CheckBomb,
 		wheel.CheckRecord, wheel.CheckRecordDuplicate, wheel.CheckUnlisted, wheel.CheckMissing,
 		wheel.CheckRecordHash, wheel.CheckRecordSize, wheel.CheckWheelFile,
-		wheel.CheckNameMismatch, wheel.CheckVersionMismatch:
+		wheel.CheckNameMismatch, wheel.CheckVersionMismatch, wheel.CheckEntryPoints:
 		return true
 	}
 	return false
@@ -75,9 +88,15 @@ type wheelInfo struct {
 }
 
 // readWheel checks the wheel at p and reads its metadata and license
-// files.
+// files. The file is opened once: the check and the reads see the same
+// bytes.
 func readWheel(p string) (*wheelInfo, error) {
-	rep, err := wheel.Check(p)
+	f, size, err := openWheel(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rep, err := wheel.CheckReader(p, f, size)
 	if err != nil {
 		return nil, err
 	}
@@ -96,29 +115,67 @@ func readWheel(p string) (*wheelInfo, error) {
 	if info.meta == nil {
 		return nil, fmt.Errorf("METADATA is missing or unreadable")
 	}
-	return readContents(p, info)
+	return readContents(p, f, size, info)
 }
 
 // readOwnWheel reads the metadata and license files of a wheel mkrelease
-// has just written, without re-checking it: the writer's output is what
-// the validator is tested against, and its digest is already known.
+// has just written, without the rest of wheel.Check: the writer's output
+// is what the validator is tested against, and its digest is already
+// known. The zip structure is audited all the same (readContents), and
+// the metadata parsed is the METADATA whose digest is recorded.
 func readOwnWheel(p string) (*wheelInfo, error) {
-	fn, meta, err := wheel.ReadMetadata(p)
+	fn, err := wheel.ParseFilename(filepath.Base(p))
 	if err != nil {
 		return nil, err
 	}
-	return readContents(p, &wheelInfo{fn: fn, meta: meta})
+	f, size, err := openWheel(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readContents(p, f, size, &wheelInfo{fn: fn})
 }
 
-// readContents reads the METADATA digest and the license files of a wheel
-// whose file name and metadata info already holds.
-func readContents(p string, info *wheelInfo) (*wheelInfo, error) {
-	info.requiresDist = info.meta.RequiresDist
-	zr, err := zip.OpenReader(p)
+// openWheel opens the regular file p and returns its size.
+func openWheel(p string) (*os.File, int64, error) {
+	f, err := os.Open(p)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	defer zr.Close()
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s is not a regular file", p)
+	}
+	return f, st.Size(), nil
+}
+
+// readContents reads the METADATA digest and the license files of the
+// wheel p, of size bytes read from r, whose file name info already holds;
+// when info holds no metadata yet, it parses the METADATA it hashes.
+//
+// The zip structure is audited first (internal/extract/zipaudit, the
+// audit of wheel.CheckZip): archive/zip reads the central directory only,
+// and a wheel whose local headers, byte ranges or names say something else
+// would install other files, or other metadata, than the ones read here.
+// The audit reads the headers, not the data, so repeating it after
+// wheel.CheckReader costs one small read per member.
+func readContents(p string, r io.ReaderAt, size int64, info *wheelInfo) (*wheelInfo, error) {
+	audit, err := zipaudit.Audit(r, size)
+	if err != nil {
+		return nil, fmt.Errorf("wheel %s: %w", filepath.Base(p), err)
+	}
+	if err := audit.Err(); err != nil {
+		return nil, fmt.Errorf("wheel %s: zip structure: %w; zip readers (pip's zipfile, Go, streaming readers) would not agree on what the wheel holds: rebuild it", filepath.Base(p), err)
+	}
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, fmt.Errorf("wheel %s: %w", filepath.Base(p), err)
+	}
 	distInfo := ""
 	for _, f := range zr.File {
 		top, _, ok := strings.Cut(f.Name, "/")
@@ -130,6 +187,32 @@ func readContents(p string, info *wheelInfo) (*wheelInfo, error) {
 			}
 		}
 	}
+	var metaData []byte
+	for _, f := range zr.File {
+		if f.Name == distInfo+"/METADATA" {
+			if metaData != nil {
+				return nil, fmt.Errorf("wheel %s: more than one %s", filepath.Base(p), f.Name)
+			}
+			data, err := readMember(f, 64<<20)
+			if err != nil {
+				return nil, err
+			}
+			metaData = data
+		}
+	}
+	if metaData == nil {
+		return nil, fmt.Errorf("wheel %s: no %s/METADATA", filepath.Base(p), info.fn.DistInfo())
+	}
+	sum := sha256.Sum256(metaData)
+	info.metaSHA256 = hex.EncodeToString(sum[:])
+	if info.meta == nil {
+		md, err := wheel.ParseMetadata(metaData)
+		if err != nil {
+			return nil, fmt.Errorf("wheel %s: %w", filepath.Base(p), err)
+		}
+		info.meta = md
+	}
+	info.requiresDist = info.meta.RequiresDist
 	named := map[string]bool{}
 	for _, lf := range info.meta.LicenseFiles {
 		named[distInfo+"/licenses/"+lf] = true
@@ -137,16 +220,7 @@ func readContents(p string, info *wheelInfo) (*wheelInfo, error) {
 	}
 	total := 0
 	for _, f := range zr.File {
-		if f.Name == distInfo+"/METADATA" {
-			data, err := readMember(f, 64<<20)
-			if err != nil {
-				return nil, err
-			}
-			sum := sha256.Sum256(data)
-			info.metaSHA256 = hex.EncodeToString(sum[:])
-			continue
-		}
-		if strings.HasSuffix(f.Name, "/") || !isLicenseMember(distInfo, f.Name, named) {
+		if f.Name == distInfo+"/METADATA" || strings.HasSuffix(f.Name, "/") || !isLicenseMember(distInfo, f.Name, named) {
 			continue
 		}
 		lf := LicenseFile{Path: f.Name}

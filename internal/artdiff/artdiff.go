@@ -43,7 +43,9 @@ type Difference struct {
 	// "compression method", "compressed data", "header field F", "gzip
 	// header field F", "archive comment", "archive structure", "compressed
 	// stream", "JSON value at $.a[1].b", "JSON key order at $.a", "line 12",
-	// "file type", "unsafe name", "sparse entry" or "unreadable".
+	// "file type", "unsafe name", "sparse entry", "ambiguous archive" (a
+	// zip that zip readers would read differently, see package zipaudit)
+	// or "unreadable".
 	What string `json:"what"`
 	// Detail is a short human detail: the two values (truncated), the
 	// sizes, the offset of the first differing byte, the ELF section, or

@@ -14,7 +14,13 @@
 // numbers, the "ustar" tar magic) and, for JSON and text, from the name
 // and the content; the name is otherwise used in messages only.
 //
-//   - zip (wheels): the members in archive order. Where the names first
+//   - zip (wheels): first the structure of each side, with the audit of
+//     internal/extract/zipaudit: a zip that readers would read differently
+//     (a local header that disagrees with the central directory, bytes
+//     belonging to no entry or to two, prepended or trailing bytes, ...)
+//     is reported as "ambiguous archive", naming the side, the member and
+//     the offset, since what archive/zip shows of it is not what every
+//     installer sees. Then the members in archive order. Where the names first
 //     differ: a member missing in the rebuilt file, an extra one, or the
 //     same members in another order. For two members of the same name: the
 //     content (recursively), mode, mtime, compression method, the other

@@ -10,13 +10,36 @@ import (
 	"path"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/mkrelease/mkrelease/internal/extract/zipaudit"
 )
 
-// openZip opens b as a zip archive; release frees what it holds.
+// ambiguousError is a zip archive that the structure audit refuses
+// (package zipaudit): readers would not agree on what it holds, so what
+// archive/zip shows of it is not a fair account of the archive.
+type ambiguousError struct {
+	side side
+	err  error
+	// corrupt is set when the first problem is broken structure rather
+	// than a well-formed ambiguity.
+	corrupt bool
+}
+
+func (e *ambiguousError) Error() string { return e.side.String() + ": " + e.err.Error() }
+
+// openZip audits b's zip structure and opens it as a zip archive; release
+// frees what it holds. An archive that archive/zip opens but the audit
+// refuses is an *ambiguousError.
 func (c *comparer) openZip(b blob, s side) (z *zip.Reader, release func(), err error) {
 	ra, size, release, err := c.readerAt(b)
 	if err != nil {
+		return nil, nil, onSide(s, err)
+	}
+	rep, err := zipaudit.Audit(ra, size)
+	if err != nil {
+		release()
 		return nil, nil, onSide(s, err)
 	}
 	z, err = zip.NewReader(ra, size)
@@ -25,10 +48,20 @@ func (c *comparer) openZip(b blob, s side) (z *zip.Reader, release func(), err e
 		release()
 		return nil, nil, onSide(s, err)
 	}
+	if err := rep.Err(); err != nil {
+		// archive/zip opens it, but the audit refuses it: broken
+		// structure archive/zip does not look at (a local header), or
+		// well-formed bytes that other readers read otherwise.
+		release()
+		return nil, nil, &ambiguousError{side: s, err: err, corrupt: rep.Problems[0].Corrupt}
+	}
 	return z, release, nil
 }
 
-// compareZip compares two zip archives whose bytes differ.
+// compareZip compares two zip archives whose bytes differ. When either
+// side fails the structure audit, that is the difference: "ambiguous
+// archive" (or "unreadable" for broken structure), naming the side, the
+// member and the offset.
 func (c *comparer) compareZip(p []string, depth int, a, b blob, res scanResult) (*Difference, error) {
 	za, releaseA, errA := c.openZip(a, original)
 	if releaseA != nil {
@@ -37,6 +70,9 @@ func (c *comparer) compareZip(p []string, depth int, a, b blob, res scanResult) 
 	zb, releaseB, errB := c.openZip(b, rebuilt)
 	if releaseB != nil {
 		defer releaseB()
+	}
+	if d := c.ambiguous(p, errA, errB); d != nil {
+		return d, nil
 	}
 	if errA != nil || errB != nil {
 		return c.failBoth(p, errA, errB, res)
@@ -58,6 +94,32 @@ func (c *comparer) compareZip(p []string, depth int, a, b blob, res scanResult) 
 	}
 	return c.diff(p, "archive structure", fmt.Sprintf("members, contents and metadata are identical; first difference at byte %d, in the %s",
 		res.off, zipRegion(za, res.off))), nil
+}
+
+// ambiguous reports the audit's refusal of one or both sides (errA, errB
+// from openZip), or nil when neither is an *ambiguousError. The refusal of
+// a side wins over the other side's failure to open: it says why the
+// archive cannot be trusted, whatever the other side holds.
+func (c *comparer) ambiguous(p []string, errA, errB error) *Difference {
+	var parts []string
+	what := "unreadable"
+	for _, err := range []error{errA, errB} {
+		var ae *ambiguousError
+		if errors.As(err, &ae) {
+			parts = append(parts, ae.side.String()+": zip structure: "+ae.err.Error())
+			if !ae.corrupt {
+				what = "ambiguous archive"
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	detail := strings.Join(parts, "; ")
+	if what == "ambiguous archive" {
+		detail += "; zip readers would not agree on what the archive holds"
+	}
+	return c.diff(p, what, detail)
 }
 
 func zipNames(files []*zip.File) []string {

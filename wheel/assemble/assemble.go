@@ -220,7 +220,7 @@ func resolve(r *release.Release, t config.Target, w config.Wheel, in config.Incl
 			return nil, &Error{Wheel: w.Name, Target: t.Name, Msg: fmt.Sprintf("step %s does not run for this target", in.Step),
 				Hint: "limit the wheel to the step's targets, or run the step for this target"}
 		}
-		if !declares(step, in.From) {
+		if !step.Declares(in.From) {
 			return nil, &Error{Wheel: w.Name, Target: t.Name, Msg: fmt.Sprintf("step %s declares no output %s", in.Step, in.From),
 				Hint: "name one of its outputs: " + strings.Join(step.Outputs, ", ")}
 		}
@@ -266,19 +266,6 @@ func stepByName(c *config.Config, name string) (config.Step, bool) {
 		}
 	}
 	return config.Step{}, false
-}
-
-// declares reports whether from is one of the step's outputs or a folder
-// holding some of them.
-func declares(s config.Step, from string) bool {
-	from = path.Clean(from)
-	for _, o := range s.Outputs {
-		o = path.Clean(o)
-		if o == from || strings.HasPrefix(o, from+"/") {
-			return true
-		}
-	}
-	return false
 }
 
 // addDistInfo adds METADATA, WHEEL and entry_points.txt.
