@@ -12,6 +12,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pep508"
 	"github.com/mkrelease/mkrelease/internal/pyname"
+	"github.com/mkrelease/mkrelease/internal/tomlkeys"
 	"github.com/mkrelease/mkrelease/wheel"
 	"github.com/pelletier/go-toml/v2"
 )
@@ -486,6 +487,14 @@ func checkPylockToml(data []byte, target *deps.Target, pins []pin, wheels []bund
 		return ps.list
 	}
 	var f pylock
+	// The decoder matches keys case-insensitively: a case variant is a key
+	// mkrelease does not write, refused before it could be read as another.
+	for _, u := range tomlkeys.Check(data, &f) {
+		if u.Declared != "" {
+			ps.add(u.Line, "key %s spells %q in another case: the decoder would read it as that key; mkrelease writes every key in its own spelling", u.Path, u.Declared)
+			return ps.list
+		}
+	}
 	if err := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().Decode(&f); err != nil {
 		var strict *toml.StrictMissingError
 		var de *toml.DecodeError

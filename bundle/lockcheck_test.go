@@ -252,6 +252,7 @@ func TestPylockTomlHostile(t *testing.T) {
 		{"a long line", func(s string) string { return s + "# " + strings.Repeat("x", 5000) + "\n" }, "5002 bytes long, over the limit of 4096"},
 		{"a Unicode line separator", func(s string) string { return s + "# \u2028\n" }, "byte 0xe2"},
 		{"not TOML", func(s string) string { return s + "[[packages\n" }, "not valid TOML"},
+		{"a key in another case", replace(`size = 1455,`, `Size = 1455,`), `line 23: key packages[1].wheels[0].Size spells "size" in another case`},
 		{"another lock version", replace(`lock-version = "1.0"`, `lock-version = "1.1"`), `line 1: differs from what mkrelease writes`},
 	}
 	for _, tc := range cases {

@@ -263,7 +263,15 @@ type Source struct {
 	// archive URL may redirect to besides its own. A redirect to any other
 	// host, and any redirect from https to http, is refused.
 	AllowRedirectHosts []string `toml:"allow_redirect_hosts"`
+	// FetchTimeout bounds fetching a git source from its server, all
+	// attempts together (default [DefaultFetchTimeout]); connecting and
+	// every wait for data are bounded separately (see package source).
+	FetchTimeout Duration `toml:"fetch_timeout"`
 }
+
+// DefaultFetchTimeout bounds fetching a git source whose [[source]] sets no
+// fetch_timeout.
+const DefaultFetchTimeout = 30 * time.Minute
 
 // DefaultMaxArchiveSize is the download cap of an archive URL whose size
 // release.lock does not record yet and whose [[source]] sets no max_size.

@@ -87,39 +87,6 @@ func TestMapKeysKeepTheirCase(t *testing.T) {
 	}
 }
 
-// The lock's own keys are as strict (CheckKeys works on any type).
-func TestCheckKeysOtherTypes(t *testing.T) {
-	type inner struct {
-		D Duration `toml:"d"`
-	}
-	type doc struct {
-		A    string           `toml:"a"`
-		Skip string           `toml:"-"`
-		In   []inner          `toml:"in"`
-		M    map[string]inner `toml:"m"`
-	}
-	for _, tc := range []struct {
-		src  string
-		want string // "" for none; else the first error's key
-	}{
-		{"a = 'x'\n[[in]]\nd = '1s'\n[m.k]\nd = '1s'\n", ""},
-		{"A = 'x'\n", "A"},
-		{"Skip = 'x'\n", "Skip"},
-		{"[[in]]\nD = '1s'\n", "in[0].D"},
-		{"[m.anything]\nD = '1s'\n", "m.anything.D"},
-		{"[m.k]\nd = '1s'\n[m.k2]\nd.x = 1\n", ""}, // a text value takes no keys: left to the decoder
-		{"a = \n", ""},                             // syntax errors are the decoder's
-	} {
-		errs := CheckKeys("f.toml", []byte(tc.src), &doc{})
-		switch {
-		case tc.want == "" && len(errs) > 0:
-			t.Errorf("CheckKeys(%q) = %v, want none", tc.src, errs)
-		case tc.want != "" && (len(errs) == 0 || errs[0].Key != tc.want):
-			t.Errorf("CheckKeys(%q) = %v, want a problem with %s", tc.src, errs, tc.want)
-		}
-	}
-}
-
 func FuzzCheckKeys(f *testing.F) {
 	f.Add([]byte(validTOML))
 	f.Add([]byte("[[build.step]]\nRun = 1\n[[build.step.x]]\n[Project]\n"))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // wheelTOML is validTOML with a second target, a bundle and a wheel pair.
@@ -84,6 +85,12 @@ var buildNeeds = []struct {
 		`source[1].allow_redirect_hosts[0]: "https://cdn.example" is not a host name`, "69:25"},
 	{"negative max_size", "archive = \"https://example.invalid/vendor.tar.gz\"", "archive = \"https://example.invalid/vendor.tar.gz\"\nmax_size = -1",
 		`source[1].max_size: invalid max_size -1`, "69:12"},
+	{"fetch_timeout on a local source", "local = \"src\"\n", "local = \"src\"\nfetch_timeout = \"1m\"\n",
+		`source[0].fetch_timeout: fetch_timeout does not apply to a local source`, "11:17"},
+	{"fetch_timeout on an archive", "archive = \"https://example.invalid/vendor.tar.gz\"", "archive = \"https://example.invalid/vendor.tar.gz\"\nfetch_timeout = \"1m\"",
+		`source[1].fetch_timeout: fetch_timeout does not apply to a downloaded archive source`, "69:17"},
+	{"zero fetch_timeout", "local = \"src\"\n", "git = \"https://example.invalid/x.git\"\ncommit = \"" + strings.Repeat("a", 40) + "\"\nfetch_timeout = \"0s\"\n",
+		`source.fetch_timeout: invalid duration "0s": must be positive`, "12:17"},
 }
 
 func TestParseCatchesWhatBuildNeeds(t *testing.T) {
@@ -116,6 +123,17 @@ func TestParseAcceptsURLArchiveSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s, _ := c.Source("vendor"); s.MaxSize != 512<<20 || len(s.AllowRedirectHosts) != 2 {
+		t.Errorf("source = %+v", s)
+	}
+}
+
+func TestParseAcceptsGitFetchTimeout(t *testing.T) {
+	src := strings.Replace(wheelTOML, "local = \"src\"\n", "git = \"https://example.invalid/x.git\"\ncommit = \""+strings.Repeat("a", 40)+"\"\nfetch_timeout = \"45m\"\n", 1)
+	c, err := Parse("release.toml", "/p", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := c.Source("up"); s.FetchTimeout.Duration != 45*time.Minute {
 		t.Errorf("source = %+v", s)
 	}
 }

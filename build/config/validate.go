@@ -545,6 +545,14 @@ func (v *validator) source(key string, s Source, seen map[string]bool) {
 			v.errorf(fmt.Sprintf("%s.allow_redirect_hosts[%d]", key, i), `a host name in lower case, without scheme, port or path, e.g. "objects.githubusercontent.com"`, "%q is not a host name", h)
 		}
 	}
+	switch {
+	case s.Kind() == SourceLocal:
+		v.unused(key, "fetch_timeout", s.FetchTimeout.Duration != 0, "local")
+	case s.Kind() == SourceArchive && isURL(s.Archive):
+		v.unused(key, "fetch_timeout", s.FetchTimeout.Duration != 0, "downloaded archive")
+	case s.Kind() == SourceArchive:
+		v.unused(key, "fetch_timeout", s.FetchTimeout.Duration != 0, "local archive")
+	}
 	if s.StripComponents < 0 || (s.StripComponents > 0 && s.Kind() != SourceArchive) {
 		v.errorf(key+".strip_components", "strip_components applies to archive sources only and is >= 0", "invalid strip_components %d", s.StripComponents)
 	}
@@ -553,8 +561,11 @@ func (v *validator) source(key string, s Source, seen map[string]bool) {
 func (v *validator) unused(key, field string, set bool, kind string) {
 	if set {
 		hint := "remove it"
-		if field == "max_size" || field == "allow_redirect_hosts" {
+		switch field {
+		case "max_size", "allow_redirect_hosts":
 			hint = "it applies to archives downloaded from an http(s) URL only; remove it"
+		case "fetch_timeout":
+			hint = "it bounds fetching a git source only; remove it"
 		}
 		v.errorf(key+"."+field, hint, "%s does not apply to a %s source", field, kind)
 	}

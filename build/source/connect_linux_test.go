@@ -44,15 +44,33 @@ func TestConnectTimeout(t *testing.T) {
 		t.Skip("this kernel completes connections beyond the listen backlog; no way to make a connect hang here")
 	}
 
-	f := &Fetcher{CacheDir: t.TempDir(), ConnectTimeout: 300 * time.Millisecond, IdleTimeout: 5 * time.Second}
-	s := config.Source{Name: "vendor", Archive: "http://" + addr + "/up.tar.gz", SHA256: strings.Repeat("a", 64)}
-	start := time.Now()
-	_, err = f.Materialize(context.Background(), s, filepath.Join(t.TempDir(), "ws"), Expected{})
-	var se *Error
-	if !errors.As(err, &se) || !strings.Contains(err.Error(), "source vendor: download http://"+addr+"/up.tar.gz: could not connect within 300ms") {
-		t.Fatalf("Materialize = %v, want a connect timeout", err)
-	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("took %v", d)
+	for _, tc := range []struct {
+		name string
+		src  config.Source
+		want string
+	}{
+		{"archive", config.Source{Name: "vendor", Archive: "http://" + addr + "/up.tar.gz", SHA256: strings.Repeat("a", 64)},
+			"source vendor: download http://" + addr + "/up.tar.gz: could not connect within 300ms"},
+		// git has no connect timeout of its own: mkrelease connects first.
+		{"git over http", config.Source{Name: "up", Git: "http://" + addr + "/up.git", Commit: strings.Repeat("a", 40)},
+			"source up: fetch http://" + addr + "/up.git: could not connect to " + addr + " within 300ms"},
+		{"git protocol", config.Source{Name: "up", Git: "git://" + addr + "/up.git", Commit: strings.Repeat("a", 40)},
+			"source up: fetch git://" + addr + "/up.git: could not connect to " + addr + " within 300ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, k := range []string{"HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY"} {
+				t.Setenv(k, "")
+			}
+			f := &Fetcher{CacheDir: t.TempDir(), ConnectTimeout: 300 * time.Millisecond, IdleTimeout: 5 * time.Second}
+			start := time.Now()
+			_, err := f.Materialize(context.Background(), tc.src, filepath.Join(t.TempDir(), "ws"), Expected{})
+			var se *Error
+			if !errors.As(err, &se) || !strings.HasPrefix(err.Error(), tc.want+"\n\thint: ") {
+				t.Fatalf("Materialize = %v, want a connect timeout: %s", err, tc.want)
+			}
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
 	}
 }

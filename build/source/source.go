@@ -15,6 +15,19 @@
 // is followed only to the URL's own host or to a host the source lists in
 // allow_redirect_hosts, and never from https to http. The bytes hashed are
 // the bytes served: no transparent decompression.
+//
+// Fetching a git source is bounded too. Before git runs, mkrelease
+// connects to the server itself (http, https and git:// URLs without a
+// proxy in the environment) within [Fetcher.ConnectTimeout], since git has
+// no connect timeout of its own; an ssh URL gets ssh's ConnectTimeout. A
+// transfer that brings less than a byte a second for [Fetcher.IdleTimeout]
+// is stopped (http.lowSpeedLimit and http.lowSpeedTime; ssh's
+// ServerAliveInterval), and the whole fetch, every attempt together, by the
+// source's fetch_timeout (default [config.DefaultFetchTimeout]): then git
+// and the helpers it started are killed. git runs without the system's and
+// the user's configuration (so with no credential helper), without a
+// terminal prompt (GIT_TERMINAL_PROMPT=0) and ssh in batch mode; a
+// GIT_SSH_COMMAND in the environment replaces mkrelease's ssh options.
 package source
 
 import (
@@ -35,6 +48,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mkrelease/mkrelease/build/config"
@@ -53,12 +67,14 @@ type Fetcher struct {
 	// by sha256).
 	CacheDir string
 	// ConnectTimeout bounds connecting to an archive's server, TLS
-	// handshake included (default DefaultConnectTimeout).
+	// handshake included, and to a git server (default
+	// DefaultConnectTimeout).
 	ConnectTimeout time.Duration
 	// IdleTimeout bounds each wait for an archive's server: for the
 	// response headers, and for every read of the body (default
 	// DefaultIdleTimeout). A download that keeps bringing data is not
-	// limited in time.
+	// limited in time. A git fetch is stopped when it brings less than a
+	// byte a second for as long (rounded up to whole seconds).
 	IdleTimeout time.Duration
 	Logger      *slog.Logger
 }
@@ -181,12 +197,8 @@ func (f *Fetcher) git(ctx context.Context, s config.Source, dst string) (Facts, 
 	commit := s.Commit
 	if !hasCommit(ctx, repo, commit) {
 		f.logger().Info("fetching git source", "source", s.Name, "location", s.Git, "commit", commit)
-		// Ask for the commit itself first (servers usually allow it), then
-		// fall back to every branch and tag.
-		if _, err := runGit(ctx, repo, "fetch", "--quiet", "--no-tags", loc, commit); err != nil || !hasCommit(ctx, repo, commit) {
-			if _, err := runGit(ctx, repo, "fetch", "--quiet", loc, "+refs/heads/*:refs/remotes/pin/*", "+refs/tags/*:refs/tags/*"); err != nil {
-				return fail("fetch "+s.Git, err, "check the URL and your access to it; the commit is fetched once and then served from the cache")
-			}
+		if err := f.fetchGit(ctx, s, repo, loc); err != nil {
+			return Facts{}, err
 		}
 		if !hasCommit(ctx, repo, commit) {
 			return fail("commit "+commit+" not found in "+s.Git, nil, "check `commit` in release.toml: it must be a full commit id reachable from a branch or tag")
@@ -207,6 +219,119 @@ func (f *Fetcher) git(ctx context.Context, s config.Source, dst string) (Facts, 
 	return Facts{Commit: commit, CommitTime: ct}, nil
 }
 
+// fetchGit fetches s's commit from loc into the cache repository repo,
+// bounded as the package documentation says. It asks for the commit itself
+// first (servers usually allow it), then falls back to every branch and
+// tag; a bound that stops the first attempt is not retried.
+func (f *Fetcher) fetchGit(ctx context.Context, s config.Source, repo, loc string) error {
+	timeout := s.FetchTimeout.Duration
+	if timeout <= 0 {
+		timeout = config.DefaultFetchTimeout
+	}
+	errTimeout := errors.New("fetch timeout")
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)
+	defer cancel()
+	fail := func(msg string, err error, hint string) error {
+		return &Error{Source: s.Name, Msg: "fetch " + s.Git + ": " + msg, Err: err, Hint: hint}
+	}
+	retry := "check the server and the network, then retry; the commit is fetched once and then served from the cache"
+	idle := orDefault(f.IdleTimeout, DefaultIdleTimeout)
+	// bound turns a failure that a bound (or an interrupt) caused into the
+	// source's error; nil for any other failure.
+	bound := func(err error) error {
+		switch {
+		case errors.Is(context.Cause(ctx), errTimeout):
+			return fail(fmt.Sprintf("not done within %s (fetch_timeout)", timeout), nil,
+				fmt.Sprintf("if the repository is that large or the network that slow, raise fetch_timeout of the [[source]] named %q in release.toml (e.g. fetch_timeout = \"1h\"); the commit is fetched once and then served from the cache", s.Name))
+		case ctx.Err() != nil:
+			return fail("interrupted", context.Cause(ctx), "")
+		case strings.Contains(err.Error(), "Operation too slow") || strings.Contains(err.Error(), "not responding"):
+			return fail(fmt.Sprintf("the server sent less than a byte a second for %s (idle timeout)", time.Duration(wholeSeconds(idle))*time.Second), err, retry)
+		}
+		return nil
+	}
+	env := gitEnv()
+	if addr := probeAddr(loc, env); addr != "" {
+		connect := orDefault(f.ConnectTimeout, DefaultConnectTimeout)
+		c, err := (&net.Dialer{Timeout: connect}).DialContext(ctx, "tcp", addr)
+		if err != nil {
+			if berr := bound(err); berr != nil {
+				return berr
+			}
+			if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+				return fail(fmt.Sprintf("could not connect to %s within %s", addr, connect), nil, retry)
+			}
+			return fail("could not connect to "+addr, err, retry)
+		}
+		c.Close()
+	}
+	_, err := runGitEnv(ctx, env, repo, f.fetchArgs("--no-tags", loc, s.Commit)...)
+	if err != nil {
+		if berr := bound(err); berr != nil {
+			return berr
+		}
+	}
+	if err != nil || !hasCommit(ctx, repo, s.Commit) {
+		if _, err := runGitEnv(ctx, env, repo, f.fetchArgs(loc, "+refs/heads/*:refs/remotes/pin/*", "+refs/tags/*:refs/tags/*")...); err != nil {
+			if berr := bound(err); berr != nil {
+				return berr
+			}
+			return &Error{Source: s.Name, Msg: "fetch " + s.Git, Err: err, Hint: "check the URL and your access to it; the commit is fetched once and then served from the cache"}
+		}
+	}
+	return nil
+}
+
+// wholeSeconds is d as git and ssh take a timeout: whole seconds, rounded
+// up, at least one.
+func wholeSeconds(d time.Duration) int {
+	return max(1, int((d+time.Second-1)/time.Second))
+}
+
+// fetchArgs is the command line (after "git -C REPO") of one fetch: what
+// bounds it, then `fetch --quiet` and args.
+func (f *Fetcher) fetchArgs(args ...string) []string {
+	idle := strconv.Itoa(wholeSeconds(orDefault(f.IdleTimeout, DefaultIdleTimeout)))
+	connect := strconv.Itoa(wholeSeconds(orDefault(f.ConnectTimeout, DefaultConnectTimeout)))
+	return append([]string{
+		"-c", "credential.helper=", // an empty value clears the list: no helper is asked
+		"-c", "http.lowSpeedLimit=1",
+		"-c", "http.lowSpeedTime=" + idle,
+		"-c", "core.sshCommand=ssh -o BatchMode=yes -o ConnectTimeout=" + connect + " -o ServerAliveInterval=" + idle + " -o ServerAliveCountMax=1",
+		"fetch", "--quiet",
+	}, args...)
+}
+
+// probeAddr is the host:port a fetch of loc connects to first when that is
+// a TCP connection mkrelease can make itself to bound the connect: an
+// http, https or git:// URL, when env (git's environment) names no proxy.
+// "" for paths, file:// and ssh URLs, and behind a proxy.
+func probeAddr(loc string, env []string) string {
+	u, err := url.Parse(loc)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	port := map[string]string{"http": "80", "https": "443", "git": "9418"}[u.Scheme]
+	if port == "" {
+		return ""
+	}
+	if u.Scheme != "git" {
+		for _, kv := range env {
+			k, v, _ := strings.Cut(kv, "=")
+			switch strings.ToUpper(k) {
+			case "HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY":
+				if v != "" {
+					return ""
+				}
+			}
+		}
+	}
+	if p := u.Port(); p != "" {
+		port = p
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
 func hasCommit(ctx context.Context, repo, commit string) bool {
 	_, err := runGit(ctx, repo, "cat-file", "-e", commit+"^{commit}")
 	return err == nil
@@ -224,8 +349,22 @@ func gitEnv() []string {
 }
 
 func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return runGitEnv(ctx, gitEnv(), dir, args...)
+}
+
+// gitWaitDelay is how long a killed git's output may stay open (a helper it
+// started that escaped the kill) before Wait gives up on it.
+const gitWaitDelay = 2 * time.Second
+
+// runGitEnv runs git in dir with env. git runs in its own process group:
+// when ctx ends the whole group is killed, the transport helpers git
+// started (git-remote-https, ssh) included.
+func runGitEnv(ctx context.Context, env []string, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = gitEnv()
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = gitWaitDelay
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -133,9 +133,12 @@ func (p *Locked) namesWheels() bool {
 type LockError struct {
 	// File is the lock file.
 	File string
-	// Line is the 1-based line of a requirements file, or of a TOML
-	// syntax error; 0 when an entry is named instead.
+	// Line is the 1-based line of a requirements file, or of a key or
+	// TOML error of a pylock.toml; 0 when an entry is named instead.
 	Line int
+	// Column is the 1-based column in Line of a pylock.toml key or TOML
+	// error; 0 when unknown.
+	Column int
 	// Entry names a pylock.toml entry, e.g. `packages[2] (numpy)`, or a key
 	// path such as `lock-version`; "" for requirements files.
 	Entry string
@@ -151,6 +154,9 @@ func (e *LockError) Error() string {
 	b.WriteString(e.File)
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Column > 0 {
+			fmt.Fprintf(&b, ":%d", e.Column)
+		}
 	}
 	if e.Entry != "" {
 		b.WriteString(": " + e.Entry)

@@ -13,6 +13,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pep508"
 	"github.com/mkrelease/mkrelease/internal/pyname"
+	"github.com/mkrelease/mkrelease/internal/tomlkeys"
 	"github.com/mkrelease/mkrelease/wheel"
 )
 
@@ -79,10 +80,19 @@ func ReadPylock(path string) (*Lock, error) {
 // pep508, which does not know the lock-only variables extras and
 // dependency_groups: a lock that selects packages by extras or dependency
 // groups is refused; export a single-use lock of the runtime dependencies.
-// Unknown keys are errors, naming the key and line. Entries whose source is
-// not a wheel are kept (with Source or Sdist set) and refused only if a
-// target needs them.
+// Unknown keys are errors, naming the key, line and column. Keys are
+// case-sensitive ([tomlkeys.Check]): a key that differs from one the
+// specification defines only in case (`Name`, `Hashes`) is refused whatever
+// the lock-version, since the decoder would read it as that key. Entries
+// whose source is not a wheel are kept (with Source or Sdist set) and
+// refused only if a target needs them.
 func ParsePylock(file string, data []byte) (*Lock, error) {
+	unknown := tomlkeys.Check(data, &pylockDoc{})
+	for _, u := range unknown {
+		if u.Declared != "" {
+			return nil, unknownKey(file, u)
+		}
+	}
 	var doc pylockDoc
 	if err := toml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
 		return nil, tomlError(file, err)
@@ -102,10 +112,8 @@ func ParsePylock(file string, data []byte) (*Lock, error) {
 		lock.Notes = append(lock.Notes, Note{Where: file + ": lock-version", Msg: fmt.Sprintf("%q is newer than the 1.0 mkrelease knows: keys it does not know are ignored", *doc.LockVersion)})
 	default:
 		// Version 1.0: every key must be one the specification defines.
-		dec := toml.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&pylockDoc{}); err != nil {
-			return nil, tomlError(file, err)
+		if len(unknown) > 0 {
+			return nil, unknownKey(file, unknown[0])
 		}
 	}
 	if doc.CreatedBy == nil || *doc.CreatedBy == "" {
@@ -294,20 +302,26 @@ func pylockFileOf(file, what string, f pylockFile) (LockedFile, error) {
 	return lf, nil
 }
 
-// tomlError turns a go-toml decoding error into a *LockError with the line
-// and key.
-func tomlError(file string, err error) error {
-	var strict *toml.StrictMissingError
-	if errors.As(err, &strict) && len(strict.Errors) > 0 {
-		de := &strict.Errors[0]
-		row, _ := de.Position()
-		return &LockError{File: file, Line: row, Entry: strings.Join(de.Key(), "."), Msg: "unknown key",
-			Hint: "pylock.toml 1.0 does not define it; tool-specific data goes under [tool] or [packages.tool]"}
+// unknownKey is the *LockError of a key pylock.toml 1.0 does not define
+// with that spelling.
+func unknownKey(file string, u tomlkeys.Unknown) *LockError {
+	hint := u.Hint
+	if u.Declared == "" {
+		hint = "pylock.toml 1.0 does not define it; tool-specific data goes under [tool] or [packages.tool]"
+		if u.Closest != "" {
+			hint = fmt.Sprintf("did you mean %q? ", u.Closest) + hint
+		}
 	}
+	return &LockError{File: file, Line: u.Line, Column: u.Column, Entry: u.Path, Msg: u.Msg, Hint: hint}
+}
+
+// tomlError turns a go-toml decoding error into a *LockError with the line,
+// column and key.
+func tomlError(file string, err error) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
-		row, _ := de.Position()
-		return &LockError{File: file, Line: row, Entry: strings.Join(de.Key(), "."), Msg: strings.TrimPrefix(de.Error(), "toml: ")}
+		row, col := de.Position()
+		return &LockError{File: file, Line: row, Column: col, Entry: strings.Join(de.Key(), "."), Msg: strings.TrimPrefix(de.Error(), "toml: ")}
 	}
 	return &LockError{File: file, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
 }

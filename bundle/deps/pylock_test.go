@@ -51,7 +51,7 @@ command = ['.', 'lock']
 	{name: "lock-version 2", doc: "lock-version = \"2.0\"\ncreated-by = \"x\"\npackages = []\n", err: "not supported", entry: "lock-version"},
 	{name: "no created-by", doc: "lock-version = \"1.0\"\npackages = []\n", err: "missing", entry: "created-by"},
 	{name: "no packages", doc: "lock-version = \"1.0\"\ncreated-by = \"x\"\n", err: "missing", entry: "packages"},
-	{name: "unknown key", doc: "lock-version = \"1.0\"\ncreated-by = \"x\"\n\n[[packages]]\nname = \"a\"\nversion = \"1\"\nwheelz = []\n", err: "unknown key", entry: "packages.wheelz", line: 7},
+	{name: "unknown key", doc: "lock-version = \"1.0\"\ncreated-by = \"x\"\n\n[[packages]]\nname = \"a\"\nversion = \"1\"\nwheelz = []\n", err: "unknown key", entry: "packages[0].wheelz", line: 7},
 	{name: "toml syntax", doc: "lock-version = \"1.0\"\ncreated-by = \n", err: "", entry: "", line: 2},
 	{name: "wrong type", doc: "lock-version = \"1.0\"\ncreated-by = \"x\"\n[[packages]]\nname = \"a\"\nversion = 1\n", line: 5},
 	{name: "no name", doc: "lock-version = \"1.0\"\ncreated-by = \"x\"\n[[packages]]\nversion = \"1\"\n", err: "no name", entry: "packages[0]"},
@@ -91,6 +91,59 @@ func TestParsePylock(t *testing.T) {
 			}
 			if !strings.Contains(le.Error(), tt.err) || le.Entry != tt.entry && tt.entry != "" || tt.line != 0 && le.Line != tt.line || le.File != "/locks/pylock.toml" {
 				t.Errorf("ParsePylock error %q (entry %q, line %d), want %q at entry %q line %d", le, le.Entry, le.Line, tt.err, tt.entry, tt.line)
+			}
+		})
+	}
+}
+
+// Keys are case-sensitive: a key the specification spells otherwise only in
+// case is refused with file:line:col (even in a newer 1.x lock, whose
+// unknown keys are otherwise ignored), since the decoder would read it as
+// the specification's key. want is the whole error message; "" means the
+// lock parses.
+func TestParsePylockExactKeys(t *testing.T) {
+	const head = "lock-version = \"1.0\"\ncreated-by = \"x\"\n"
+	wheel := "wheels = [{path = \"a-1-py3-none-any.whl\", hashes = {sha256 = \"" + goodDigest + "\"}}]\n"
+	for _, tc := range []struct {
+		name, doc, want string
+	}{
+		{"case variant of a package key", head + "[[packages]]\nname = \"a\"\nVersion = \"1\"\n" + wheel,
+			`/locks/pylock.toml:5:1: packages[0].Version: unknown key (keys are case-sensitive) (did you mean "version"? rename it)`},
+		{"case variant beside the key", head + "[[packages]]\nname = \"a\"\nversion = \"1\"\nVersion = \"2\"\n" + wheel,
+			`/locks/pylock.toml:6:1: packages[0].Version: unknown key (keys are case-sensitive) (did you mean "version"? it is set at 5:1: remove this spelling, only "version" is read)`},
+		{"case variant of a top-level key", "Lock-Version = \"1.0\"\ncreated-by = \"x\"\npackages = []\n",
+			`/locks/pylock.toml:1:1: Lock-Version: unknown key (keys are case-sensitive) (did you mean "lock-version"? rename it)`},
+		{"capitalised array table", head + "[[Packages]]\nname = \"a\"\nversion = \"1\"\n" + wheel,
+			`/locks/pylock.toml:3:3: Packages: unknown key (keys are case-sensitive) (did you mean "packages"? rename it)`},
+		{"case variant in a wheel's inline table", head + "[[packages]]\nname = \"a\"\nversion = \"1\"\nwheels = [{path = \"a-1-py3-none-any.whl\", HASHES = {sha256 = \"" + goodDigest + "\"}}]\n",
+			`/locks/pylock.toml:6:43: packages[0].wheels[0].HASHES: unknown key (keys are case-sensitive) (did you mean "hashes"? rename it)`},
+		{"case variant in a newer 1.x lock", "lock-version = \"1.1\"\ncreated-by = \"x\"\n[[packages]]\nname = \"a\"\nversion = \"1\"\nSdist = {path = \"a-1.tar.gz\", hashes = {sha256 = \"" + goodDigest + "\"}}\n" + wheel,
+			`/locks/pylock.toml:6:1: packages[0].Sdist: unknown key (keys are case-sensitive) (did you mean "sdist"? rename it)`},
+		{"misspelt key", head + "[[packages]]\nname = \"a\"\nversion = \"1\"\nwheelz = []\n",
+			`/locks/pylock.toml:6:1: packages[0].wheelz: unknown key (did you mean "wheels"? pylock.toml 1.0 does not define it; tool-specific data goes under [tool] or [packages.tool])`},
+		{"key nothing is near", head + "[[packages]]\nname = \"a\"\nversion = \"1\"\nsignature = \"x\"\n" + wheel,
+			`/locks/pylock.toml:6:1: packages[0].signature: unknown key (pylock.toml 1.0 does not define it; tool-specific data goes under [tool] or [packages.tool])`},
+		{"look-alike letter", head + "[[packages]]\n\"n\u0430me\" = \"a\"\nversion = \"1\"\n" + wheel,
+			`/locks/pylock.toml:4:1: packages[0]."n\u0430me": unknown key: declared keys are ASCII (pylock.toml 1.0 does not define it; tool-specific data goes under [tool] or [packages.tool])`},
+		{"unknown key in a newer 1.x lock is ignored", "lock-version = \"1.1\"\ncreated-by = \"x\"\nfuture = true\n[[packages]]\nname = \"a\"\nversion = \"1\"\n" + wheel, ""},
+		{"tool tables keep their keys", head + "[[packages]]\nname = \"a\"\nversion = \"1\"\n" + wheel + "[packages.tool.x]\nAnything = 1\n[tool.Y]\nName = \"n\"\n", ""},
+		{"syntax error", head + "[[packages]]\nname = \n", "/locks/pylock.toml:4:8: unexpected character U+000A at start of value"},
+		{"wrong type", head + "[[packages]]\nname = \"a\"\nversion = 1\n", "/locks/pylock.toml:5:11: packages.version: cannot decode TOML integer into struct field deps.pylockPackage.Version of type string"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParsePylock("/locks/pylock.toml", []byte(tc.doc))
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("ParsePylock: %v", err)
+			case tc.want == "":
+				return
+			}
+			var le *LockError
+			if !errors.As(err, &le) {
+				t.Fatalf("ParsePylock = %v, want a *LockError", err)
+			}
+			if le.Error() != tc.want {
+				t.Errorf("error = %q\n   want %q", le.Error(), tc.want)
 			}
 		})
 	}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"log/slog"
 
 	"github.com/mkrelease/mkrelease/build"
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/build/source"
+	"github.com/mkrelease/mkrelease/internal/workdir"
+	"github.com/mkrelease/mkrelease/pipeline"
 	"github.com/spf13/cobra"
 )
 
@@ -107,17 +109,32 @@ func doCheck(ctx context.Context, o *CheckOptions, rep *checkReport) error {
 	if err != nil {
 		return err
 	}
-	scratch, err := os.MkdirTemp("", "mkrelease-check-")
+	log := g.logger(o.Factory)
+	scratch, err := scratchDir(log, "mkrelease-check-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(scratch)
+	defer scratch.Remove()
 	_, err = build.Prepare(ctx, build.PrepareOptions{
 		Config: cfg, Lock: l, LockFile: g.lockPath(), Relock: g.relockCommand(),
-		Fetcher: &source.Fetcher{ProjectDir: cfg.Dir, CacheDir: cache, Logger: g.logger(o.Factory)},
-		Scratch: scratch, Logger: g.logger(o.Factory),
+		Fetcher: &source.Fetcher{ProjectDir: cfg.Dir, CacheDir: cache, Logger: log},
+		Scratch: scratch.Path, Logger: log,
 	})
 	return err
+}
+
+// scratchDir creates the scratch folder of a check or lock run in the
+// temporary folder, named prefix*, with [workdir.Scratch]: the run holds it
+// locked while it lives, and the folders with that prefix that killed runs
+// left are removed first and logged.
+func scratchDir(log *slog.Logger, prefix string) (*workdir.Dir, error) {
+	d, removed, err := workdir.Scratch(prefix)
+	if d == nil {
+		pipeline.LogSwept(log, removed, nil)
+		return nil, fmt.Errorf("%w (make the temporary folder writable, or point TMPDIR at one that is)", err)
+	}
+	pipeline.LogSwept(log, removed, err)
+	return d, nil
 }
 
 // findings turns an error into the findings of a report.

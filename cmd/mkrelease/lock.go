@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/mkrelease/mkrelease/build"
 	"github.com/mkrelease/mkrelease/build/config"
@@ -59,15 +58,15 @@ func lockRun(ctx context.Context, o *LockOptions) error {
 	if err != nil {
 		return err
 	}
-	scratch, err := os.MkdirTemp("", "mkrelease-lock-")
+	log := g.logger(o.Factory)
+	scratch, err := scratchDir(log, "mkrelease-lock-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(scratch)
-	log := g.logger(o.Factory)
+	defer scratch.Remove()
 	p, err := build.Prepare(ctx, build.PrepareOptions{
 		Config: cfg, Fetcher: &source.Fetcher{ProjectDir: cfg.Dir, CacheDir: cache, Logger: log},
-		Scratch: scratch, Logger: log, LockOnly: true,
+		Scratch: scratch.Path, Logger: log, LockOnly: true,
 	})
 	if err != nil {
 		return err
