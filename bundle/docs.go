@@ -254,7 +254,7 @@ writes for the bundle's wheels.
 | ` + "`licenses/`" + ` | one file per component, and ` + "`THIRD_PARTY_LICENSES.txt`" + ` |
 | ` + "`RELEASE_NOTES.md`" + ` | what changed in {{.Version}} |
 | ` + "`manifest.json`" + ` | every build input and this support boundary |
-| ` + "`{{.Name}}-{{.Version}}.spdx.json`" + ` | the SPDX 2.3 software bill of materials |
+| ` + "`{{.Root}}.spdx.json`" + ` | the SPDX 2.3 software bill of materials of this target: its wheels, the closure and what built them |
 | ` + "`SHA256SUMS`" + ` | the sha256 of every other file |
 `))
 

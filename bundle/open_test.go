@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/bundle/deps"
 	"github.com/mkrelease/mkrelease/internal/artifact"
 	"github.com/mkrelease/mkrelease/internal/checksum"
@@ -63,21 +64,72 @@ func testWheel(t *testing.T, dir, name, version string) deps.File {
 // path and the files inside it (by path below the root folder).
 func testBundle(t *testing.T) (string, map[string][]byte) {
 	t.Helper()
-	stage := t.TempDir()
-	own := testWheel(t, stage, "demo-app", "2.0")
-	dep := testWheel(t, stage, "example", "21.12")
-	cl := &deps.Closure{Target: deps.Target{Name: "linux-x86_64", Platform: "manylinux_2_17_x86_64", Pythons: []string{"3.11", "3.12", "3.13"}},
-		Own:      []deps.Resolved{{Name: "demo-app", Version: "2.0", Own: true, Requires: []string{"example"}, Files: []deps.File{own}}},
-		Packages: []deps.Resolved{{Name: "example", Version: "21.12", Files: []deps.File{dep}}}}
-	c := &config.Config{Project: config.Project{Name: "demo-app", NormalizedName: "demo-app", Version: "2.0"}, Bundle: config.Bundle{Pythons: cl.Target.Pythons}}
-	r := &release.Release{Config: c, Targets: []config.Target{{Name: "linux-x86_64"}}, Stage: stage, Epoch: 1793491200,
-		Logger: slog.New(slog.DiscardHandler), SBOM: []byte("{}\n"), Notes: "## 2.0\n- first\n", Closures: map[string]*deps.Closure{"linux-x86_64": cl}}
-	r.Artifacts.Add(artifact.Artifact{Kind: artifact.Wheel, Path: own.Name, Name: "demo-app", Target: "linux-x86_64", SHA256: own.SHA256, Size: own.Size, PlatformTag: "any"})
-	if err := writeBundle(context.Background(), r, "linux-x86_64", cl); err != nil {
+	r := demoRelease(t, t.TempDir(), "linux-x86_64")
+	if err := writeBundle(context.Background(), r, "linux-x86_64", r.Closures["linux-x86_64"]); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(stage, "demo-app-2.0-linux-x86_64.tar.gz")
+	p := filepath.Join(r.Stage, "demo-app-2.0-linux-x86_64.tar.gz")
 	return p, readBundle(t, p)
+}
+
+// h1 is a made-up "h1:" tree hash of s.
+func h1(s string) string {
+	d := sha256.Sum256([]byte(s))
+	return "h1:" + base64.StdEncoding.EncodeToString(d[:])
+}
+
+// demoRelease is the state the bundle stage sees for a release demo-app
+// 2.0 of two targets, linux-x86_64 and linux-aarch64, that builds those
+// named, staged in stage. Each target has the wheel demo-app, which
+// depends on example 21.12; aarch64's closure also holds armonly 1.0, and
+// aarch64 alone runs a step reading the source arm-headers (with a tree
+// overlay) and has the cc toolchain aarch64-linux-gnu-gcc. Both targets
+// read the source core, patched by fix.patch, and use the go toolchain.
+func demoRelease(t *testing.T, stage string, build ...string) *release.Release {
+	t.Helper()
+	dir := t.TempDir()
+	patch := []byte("--- a/x\n+++ b/x\n")
+	if err := os.WriteFile(filepath.Join(dir, "fix.patch"), patch, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pythons := []string{"3.11", "3.12", "3.13"}
+	targets := []config.Target{{Name: "linux-x86_64", Env: map[string]string{"CC": "gcc"}}, {Name: "linux-aarch64", Env: map[string]string{"CC": "aarch64-linux-gnu-gcc"}}}
+	c := &config.Config{Dir: dir, Project: config.Project{Name: "demo-app", NormalizedName: "demo-app", Version: "2.0"},
+		Bundle: config.Bundle{Pythons: pythons}, Targets: targets,
+		Build: config.Build{Steps: []config.Step{
+			{Name: "lib", Source: "core", Outputs: []string{"lib.so"}},
+			{Name: "arm-fixups", Source: "arm-headers", Targets: []string{"linux-aarch64"}},
+		}}}
+	r := &release.Release{Config: c, Stage: stage, Epoch: 1793491200, Logger: slog.New(slog.DiscardHandler),
+		Notes: "## 2.0\n- first\n", Closures: map[string]*deps.Closure{},
+		Found: &lock.Lock{
+			Sources: []lock.Source{{Name: "core", Kind: "local", Location: "src", Tree: h1("core")},
+				{Name: "arm-headers", Kind: "local", Location: "arm", Tree: h1("arm-headers")}},
+			Overlays: []lock.Overlay{
+				{Name: "fix", Source: "core", Kind: "patch", Path: "fix.patch", Digest: "sha256:" + checksum.Bytes(patch), Result: h1("core fixed")},
+				{Name: "arm-tweaks", Source: "arm-headers", Kind: "tree", Path: "arm-tweaks", Digest: h1("arm-tweaks"), Result: h1("arm-headers tweaked")}},
+			Toolchains: []lock.Toolchain{{Name: "go", Version: "go version go1.26.8 linux/amd64"},
+				{Name: "cc", Target: "linux-x86_64", Version: "gcc (Debian 12.2.0-14+deb12u1) 12.2.0"},
+				{Name: "cc", Target: "linux-aarch64", Version: "aarch64-linux-gnu-gcc (Debian 12.2.0-14) 12.2.0"}},
+		}}
+	for _, tg := range targets {
+		if !slices.Contains(build, tg.Name) {
+			continue
+		}
+		r.Targets = append(r.Targets, tg)
+		arch := strings.TrimPrefix(tg.Name, "linux-")
+		own := testWheel(t, stage, "demo-app", "2.0")
+		cl := &deps.Closure{Target: deps.Target{Name: tg.Name, Platform: "manylinux_2_17_" + arch, Pythons: pythons},
+			Own:      []deps.Resolved{{Name: "demo-app", Version: "2.0", Own: true, Requires: []string{"example"}, Files: []deps.File{own}}},
+			Packages: []deps.Resolved{{Name: "example", Version: "21.12", Files: []deps.File{testWheel(t, stage, "example", "21.12")}}}}
+		if arch == "aarch64" {
+			cl.Own[0].Requires = []string{"armonly", "example"}
+			cl.Packages = append([]deps.Resolved{{Name: "armonly", Version: "1.0", Files: []deps.File{testWheel(t, stage, "armonly", "1.0")}}}, cl.Packages...)
+		}
+		r.Closures[tg.Name] = cl
+		r.Artifacts.Add(artifact.Artifact{Kind: artifact.Wheel, Path: own.Name, Name: "demo-app", Target: tg.Name, SHA256: own.SHA256, Size: own.Size, PlatformTag: "any"})
+	}
+	return r
 }
 
 func readBundle(t *testing.T, p string) map[string][]byte {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,7 +22,8 @@ import (
 
 // SBOMStage writes the release's SPDX 2.3 document, NAME-VERSION.spdx.json:
 // the release, each target's wheels and closure, the pinned sources, the
-// overlays and the toolchains. The same document goes into every bundle.
+// overlays and the toolchains. Each bundle carries the document of its own
+// target instead ([TargetSBOM]).
 type SBOMStage struct{}
 
 // String names the stage.
@@ -33,6 +35,13 @@ func (SBOMStage) Skip(r *release.Release) (string, bool) { return skipWithoutWhe
 // SBOMName is the file name of the release's SBOM.
 func SBOMName(c *config.Config) string {
 	return c.Project.NormalizedName + "-" + c.Project.Version + ".spdx.json"
+}
+
+// TargetSBOMName is the file name of a target's SBOM inside its bundle,
+// NAME-VERSION-TARGET.spdx.json: named like the bundle, and unlike the
+// release's.
+func TargetSBOMName(c *config.Config, target string) string {
+	return Name(c.Project.NormalizedName, c.Project.Version, target) + ".spdx.json"
 }
 
 // Run builds and writes the document.
@@ -54,17 +63,57 @@ func (SBOMStage) Run(_ context.Context, r *release.Release) error {
 	return nil
 }
 
-// SBOM assembles the SBOM's description of the release.
+// SBOM assembles the SBOM's description of the release: every target r
+// builds, every source and overlay.
 func SBOM(r *release.Release) (sbom.Release, error) {
+	return describe(r, "", func(string) bool { return true })
+}
+
+// TargetSBOM assembles the description of one target, for the SBOM inside
+// its bundle: its wheels and dependency closure, the sources its build
+// reads ([config.Config.SourcesOf]) with their overlays, and the
+// toolchains of every target and of this one. Nothing in it depends on
+// the other targets, so it is the same whether the release builds the
+// target alone or with others.
+func TargetSBOM(r *release.Release, target string) (sbom.Release, error) {
+	reads := r.Config.SourcesOf(target)
+	return describe(r, target, func(source string) bool { return reads[source] })
+}
+
+// targetSBOM is the SPDX document of target, as its bundle carries it.
+func targetSBOM(r *release.Release, target string) ([]byte, error) {
+	doc, err := TargetSBOM(r, target)
+	if err != nil {
+		return nil, err
+	}
+	data, err := sbom.Generate(doc)
+	if err != nil {
+		return nil, fmt.Errorf("SBOM of target %s: %w", target, err)
+	}
+	return data, nil
+}
+
+// describe assembles the document of target ("" for the release: every
+// target r builds), with the sources (and their overlays) keep accepts.
+func describe(r *release.Release, target string, keep func(source string) bool) (sbom.Release, error) {
 	c := r.Config
 	doc := sbom.Release{
 		Name: c.Project.NormalizedName, Version: c.Project.Version, License: c.Project.License,
-		Supplier: supplier(c), Created: r.Epoch, Tool: "mkrelease-" + release.ToolVersion,
+		Supplier: supplier(c), Created: r.Epoch, Tool: "mkrelease-" + release.ToolVersion, Target: target,
+	}
+	if r.Found == nil {
+		return doc, errors.New("SBOM: no sources, overlays or toolchains were found (the sources stage has not run)")
 	}
 	for _, s := range r.Found.Sources {
+		if !keep(s.Name) {
+			continue
+		}
 		doc.Sources = append(doc.Sources, sbom.Source{Name: s.Name, Kind: s.Kind, Location: s.Location, Commit: s.Commit, SHA256: s.SHA256, Tree: s.Tree})
 	}
 	for _, o := range r.Found.Overlays {
+		if !keep(o.Source) {
+			continue
+		}
 		so := sbom.Overlay{Name: o.Name, Source: o.Source, Path: o.Path, Result: o.Result}
 		if sha, ok := strings.CutPrefix(o.Digest, "sha256:"); ok {
 			data, err := os.ReadFile(filepath.Join(c.Dir, filepath.FromSlash(o.Path)))
@@ -79,14 +128,23 @@ func SBOM(r *release.Release) (sbom.Release, error) {
 		doc.Overlays = append(doc.Overlays, so)
 	}
 	for _, t := range r.Found.Toolchains {
+		if target != "" && t.Target != "" && t.Target != target {
+			continue
+		}
 		doc.Toolchains = append(doc.Toolchains, sbom.Toolchain{Name: t.Name, Target: t.Target, Version: t.Version})
 	}
 	for _, t := range r.Targets {
-		cl := r.Closures[t.Name]
-		if cl == nil {
+		if target != "" && t.Name != target {
 			continue
 		}
 		st := sbom.Target{Name: t.Name}
+		cl := r.Closures[t.Name]
+		if cl == nil {
+			if target != "" {
+				doc.Targets = append(doc.Targets, st) // a target with no wheels: its toolchains and sources
+			}
+			continue
+		}
 		for _, p := range cl.Own {
 			st.Wheels = append(st.Wheels, packages(p, c.Project.License, supplier(c))...)
 		}

@@ -2,7 +2,9 @@
 // offline installer and an auditor need: the dependency closure (package
 // deps), the SBOM of the release (package sbom), and one offline bundle per
 // target, a deterministic .tar.gz (package tarball) with a single root
-// folder:
+// folder. A bundle depends on its own target alone: its manifest and SBOM
+// describe that target, so building one target gives the same bundle as
+// building them all.
 //
 //	NAME-VERSION-TARGET/
 //	  INSTALL.md  install.sh  RELEASE_NOTES.md  manifest.json
@@ -10,7 +12,7 @@
 //	  dependencies/  the closure
 //	  requirements.txt  pylock.toml   every wheel of the bundle, pinned by hash
 //	  licenses/      one file per component + THIRD_PARTY_LICENSES.txt
-//	  NAME-VERSION.spdx.json
+//	  NAME-VERSION-TARGET.spdx.json   the SBOM of this target
 //	  SHA256SUMS     every other file
 //
 // Signed statements live beside the bundle, never inside it, so the bundle

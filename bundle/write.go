@@ -110,7 +110,11 @@ func writeBundle(ctx context.Context, r *release.Release, target string, cl *dep
 		return err
 	}
 	addData("manifest.json", m, 0o644)
-	addData(SBOMName(c), r.SBOM, 0o644)
+	spdx, err := targetSBOM(r, target)
+	if err != nil {
+		return fmt.Errorf("bundle %s: %w", file, err)
+	}
+	addData(TargetSBOMName(c, target), spdx, 0o644)
 	// install.sh comes last: it carries the digest of every other file.
 	docs.Files = slices.Clone(sums)
 	install, err := InstallScript(docs)
@@ -133,18 +137,11 @@ func writeBundle(ctx context.Context, r *release.Release, target string, cl *dep
 	return nil
 }
 
-// bundleManifest is the release manifest narrowed to one target, with the
-// bundle's support boundary and closure.
+// bundleManifest is the release manifest narrowed to one target
+// (release.TargetManifest: nothing of another target), with the bundle's
+// support boundary and closure.
 func bundleManifest(r *release.Release, target string, cl *deps.Closure) ([]byte, error) {
-	m := release.BuildManifest(r)
-	var keep []release.ManifestTarget
-	for _, t := range m.Targets {
-		if t.Name == target {
-			t.Bundle = nil // the bundle cannot hold its own digest
-			keep = append(keep, t)
-		}
-	}
-	m.Targets = keep
+	m := release.TargetManifest(r, target)
 	b := &release.ManifestBundle{Target: target, PlatformTag: cl.Target.Platform, Pythons: cl.Target.Pythons, Dependencies: []release.ManifestArtifact{}}
 	for _, p := range cl.Packages {
 		for _, f := range p.Files {
@@ -154,7 +151,7 @@ func bundleManifest(r *release.Release, target string, cl *deps.Closure) ([]byte
 	m.Bundle = b
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("manifest of target %s: %w", target, err)
 	}
 	return append(data, '\n'), nil
 }

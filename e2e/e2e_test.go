@@ -167,8 +167,9 @@ var targets = []struct {
 // folders, as two users with different time zones, umasks, locales and
 // homes: the outputs must be identical to the byte. Then it checks what
 // was built: the binaries of both targets, the x86_64 ones running under
-// both profiles, a second build running no action, and a damaged cache
-// entry being rebuilt.
+// both profiles, a second build running no action, a build of x86_64 alone
+// writing that target's files byte for byte as the full build did, and a
+// damaged cache entry being rebuilt.
 func TestEmbeddedDefault(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the backend for two targets twice")
@@ -282,6 +283,8 @@ func TestEmbeddedDefault(t *testing.T) {
 			t.Errorf("second build: %+v, want 5 actions all cached", rep)
 		}
 	})
+
+	checkOneTarget(t, a)
 
 	t.Run("damaged cache entry is rebuilt", func(t *testing.T) {
 		before := tree(t, filepath.Join(a.dir, "dist"))

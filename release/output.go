@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/internal/artifact"
@@ -175,6 +176,26 @@ func BuildManifest(r *Release) *Manifest {
 			mt.Bundle = &ManifestArtifact{Path: a.Path, Size: a.Size, SHA256: a.SHA256}
 		}
 		m.Targets = append(m.Targets, mt)
+	}
+	return m
+}
+
+// TargetManifest is the manifest of one target, as its bundle carries it:
+// the manifest of r narrowed to what built that target, so that it is the
+// same whether the release builds the target alone or with others. It
+// keeps the target's entry of targets (without its bundle, which cannot
+// hold its own digest), the toolchains of every target and of this one,
+// and the sources the target's build reads ([config.Config.SourcesOf])
+// with their overlays. Bundle is left for the caller to fill.
+func TargetManifest(r *Release, target string) *Manifest {
+	m := BuildManifest(r)
+	reads := r.Config.SourcesOf(target)
+	m.Sources = slices.DeleteFunc(m.Sources, func(s ManifestSource) bool { return !reads[s.Name] })
+	m.Overlays = slices.DeleteFunc(m.Overlays, func(o ManifestOverlay) bool { return !reads[o.Source] })
+	m.Toolchains = slices.DeleteFunc(m.Toolchains, func(tc ManifestToolchain) bool { return tc.Target != "" && tc.Target != target })
+	m.Targets = slices.DeleteFunc(m.Targets, func(t ManifestTarget) bool { return t.Name != target })
+	for i := range m.Targets {
+		m.Targets[i].Bundle = nil
 	}
 	return m
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,5 +72,106 @@ func TestManifestIsStable(t *testing.T) {
 	}
 	if strings.Contains(string(a), "should not appear") || strings.Contains(string(a), os.TempDir()) {
 		t.Errorf("manifest leaks file lists or temporary paths:\n%s", a)
+	}
+}
+
+// twoTargetRelease is a release of two targets, linux-x86_64 and
+// linux-aarch64, of which it builds those named: a step and a toolchain
+// for both, a step (reading a source of its own, with an overlay) and a
+// toolchain for aarch64 alone, and outputs, a wheel and a bundle per
+// target built.
+func twoTargetRelease(build ...string) *Release {
+	targets := []config.Target{{Name: "linux-x86_64", Env: map[string]string{"CC": "gcc"}}, {Name: "linux-aarch64", Env: map[string]string{"CC": "aarch64-linux-gnu-gcc"}}}
+	c := &config.Config{Project: config.Project{NormalizedName: "demo", Version: "1.0"}, SHA256: "aa", Targets: targets,
+		Build: config.Build{Steps: []config.Step{
+			{Name: "lib", Source: "core", Outputs: []string{"lib.so"}},
+			{Name: "arm-fixups", Source: "arm-headers", Targets: []string{"linux-aarch64"}},
+		}}}
+	r := &Release{Config: c, Lock: &lock.Lock{SHA256: "bb"}, Epoch: 1793491200,
+		Found: &lock.Lock{
+			Sources: []lock.Source{{Name: "core", Kind: "local", Location: "src", Tree: "h1:core"},
+				{Name: "arm-headers", Kind: "local", Location: "arm", Tree: "h1:arm"}},
+			Overlays: []lock.Overlay{{Name: "fix", Source: "core", Kind: "patch", Path: "fix.patch", Digest: "sha256:01", Result: "h1:core2"},
+				{Name: "arm-fix", Source: "arm-headers", Kind: "patch", Path: "arm.patch", Digest: "sha256:02", Result: "h1:arm2"}},
+			Toolchains: []lock.Toolchain{{Name: "go", Version: "go1.26"}, {Name: "cc", Target: "linux-x86_64", Version: "gcc 12"},
+				{Name: "cc", Target: "linux-aarch64", Version: "aarch64-linux-gnu-gcc 12"}},
+		}}
+	for _, t := range targets {
+		if !slices.Contains(build, t.Name) {
+			continue
+		}
+		r.Targets = append(r.Targets, t)
+		r.Artifacts.Add(
+			artifact.Artifact{Kind: artifact.Binary, Path: "build/" + t.Name + "/lib.so", Target: t.Name, Step: "lib", SHA256: "lib " + t.Name, Size: 1},
+			artifact.Artifact{Kind: artifact.Wheel, Path: "demo-1.0-py3-none-" + t.Name + ".whl", Name: "demo", Target: t.Name, PlatformTag: t.Name, SHA256: "whl " + t.Name, Size: 2},
+			artifact.Artifact{Kind: artifact.Bundle, Path: "demo-1.0-" + t.Name + ".tar.gz", Target: t.Name, SHA256: "bundle " + t.Name, Size: 3})
+	}
+	return r
+}
+
+// A target's manifest holds that target's inputs and outputs alone, and
+// is the same whether the release builds it alone or with another target.
+func TestTargetManifest(t *testing.T) {
+	for _, tc := range []struct {
+		target, other string
+		sources       []string
+		overlays      []string
+		toolchains    []string
+	}{
+		{"linux-x86_64", "linux-aarch64", []string{"core"}, []string{"fix"}, []string{"go", "cc/linux-x86_64"}},
+		{"linux-aarch64", "linux-x86_64", []string{"core", "arm-headers"}, []string{"fix", "arm-fix"}, []string{"go", "cc/linux-aarch64"}},
+	} {
+		t.Run(tc.target, func(t *testing.T) {
+			both, alone := twoTargetRelease(tc.target, tc.other), twoTargetRelease(tc.target)
+			encode := func(m *Manifest) []byte {
+				data, err := json.MarshalIndent(m, "", "  ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return data
+			}
+			m := TargetManifest(both, tc.target)
+			got := encode(m)
+			if again := encode(TargetManifest(alone, tc.target)); string(got) != string(again) {
+				t.Errorf("the manifest of %s differs with and without %s:\n%s\n%s", tc.target, tc.other, got, again)
+			}
+			if strings.Contains(string(got), tc.other) {
+				t.Errorf("the manifest of %s mentions %s:\n%s", tc.target, tc.other, got)
+			}
+			var sources, overlays, toolchains []string
+			for _, s := range m.Sources {
+				sources = append(sources, s.Name)
+			}
+			for _, o := range m.Overlays {
+				overlays = append(overlays, o.Name)
+			}
+			for _, tl := range m.Toolchains {
+				toolchains = append(toolchains, strings.TrimSuffix(tl.Name+"/"+tl.Target, "/"))
+			}
+			for _, c := range []struct {
+				what      string
+				got, want []string
+			}{{"sources", sources, tc.sources}, {"overlays", overlays, tc.overlays}, {"toolchains", toolchains, tc.toolchains}} {
+				if !slices.Equal(c.got, c.want) {
+					t.Errorf("%s = %v, want %v", c.what, c.got, c.want)
+				}
+			}
+			// Its target entry is the release manifest's, less the bundle.
+			var want ManifestTarget
+			for _, mt := range BuildManifest(both).Targets {
+				if mt.Name == tc.target {
+					want = mt
+				}
+			}
+			want.Bundle = nil
+			if len(m.Targets) != 1 || string(encode(&Manifest{Targets: m.Targets})) != string(encode(&Manifest{Targets: []ManifestTarget{want}})) {
+				t.Errorf("targets = %+v, want [%+v]", m.Targets, want)
+			}
+		})
+	}
+	// The release's own manifest still lists everything.
+	full := BuildManifest(twoTargetRelease("linux-x86_64", "linux-aarch64"))
+	if len(full.Targets) != 2 || len(full.Sources) != 2 || len(full.Overlays) != 2 || len(full.Toolchains) != 3 || full.Targets[0].Bundle == nil {
+		t.Errorf("release manifest narrowed: %+v", full)
 	}
 }

@@ -10,6 +10,13 @@
 //
 // Section numbers are those of the SPDX 2.3 specification.
 //
+//   - A document is the release's (every target it builds: the release
+//     folder's NAME-VERSION.spdx.json) or, with [Release].Target set, one
+//     target's: the SBOM inside that target's offline bundle, named
+//     NAME-VERSION-TARGET, holding that target's wheels and closure, the
+//     sources and overlays its build read and its toolchains, and nothing
+//     of any other target, so that it is the same document whether the
+//     release builds that target alone or with others.
 //   - The document (§6) DESCRIBES one package for the release itself (name,
 //     version, supplier, declared license, download location NOASSERTION)
 //     and, when a target's Bundle is given, the bundle File.
@@ -96,9 +103,10 @@
 // release gives the same bytes on any machine and a different release a
 // different namespace:
 //
-//	https://mkrelease.dev/spdx/NAME-VERSION-DIGEST
+//	https://mkrelease.dev/spdx/NAME-VERSION-DIGEST          (the release)
+//	https://mkrelease.dev/spdx/NAME-VERSION-TARGET-DIGEST   (one target)
 //
-// NAME and VERSION are sanitised as identifier components. DIGEST is the
+// NAME, VERSION and TARGET are sanitised as identifier components. DIGEST is the
 // lower-case hex SHA-256 of the complete output of Generate (every byte,
 // trailing newline included) as it would be if DIGEST were 64 "0"
 // characters. To check a document, replace the 64 hex digits at the end of

@@ -82,3 +82,19 @@ func realistic() Release {
 	}
 	return r
 }
+
+// oneTarget is the document of target name inside its bundle, from the
+// release r: that target alone (without its bundle, which cannot describe
+// itself), everything else as in r.
+func oneTarget(r Release, name string) Release {
+	r.Target = name
+	var keep []Target
+	for _, t := range r.Targets {
+		if t.Name == name {
+			t.Bundle = nil
+			keep = append(keep, t)
+		}
+	}
+	r.Targets = keep
+	return r
+}

@@ -36,7 +36,7 @@ func Generate(r Release) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	prefix := NamespacePrefix + idPart(r.Name) + "-" + idPart(r.Version) + "-"
+	prefix := NamespacePrefix + idPart(documentName(r)) + "-"
 	doc.DocumentNamespace = prefix + zeroDigest
 	draft, err := render(doc)
 	if err != nil {
@@ -45,6 +45,15 @@ func Generate(r Release) ([]byte, error) {
 	sum := sha256.Sum256(draft)
 	doc.DocumentNamespace = prefix + hex.EncodeToString(sum[:])
 	return render(doc)
+}
+
+// documentName is NAME-VERSION for the release's document and
+// NAME-VERSION-TARGET for one target's.
+func documentName(r Release) string {
+	if r.Target != "" {
+		return r.Name + "-" + r.Version + "-" + r.Target
+	}
+	return r.Name + "-" + r.Version
 }
 
 // render writes doc with tools-golang's JSON writer: two-space indent, no
@@ -119,6 +128,14 @@ func build(r Release) (*v2_3.Document, error) {
 	if r.Created <= 0 {
 		b.fail("created", "%d is not a SOURCE_DATE_EPOCH: pass the release's epoch in seconds (never the wall clock)", r.Created)
 	}
+	scope := "the release " + r.Name + " " + r.Version
+	releaseComment := "The release: it CONTAINS its wheels for every target and is GENERATED_FROM its pinned sources and overlays."
+	if r.Target != "" {
+		b.scope(r)
+		scope = "target " + r.Target + " of the release " + r.Name + " " + r.Version +
+			" (its wheels, their dependency closure, and the sources, overlays and toolchains that built them)"
+		releaseComment = "The release as target " + r.Target + " ships it: it CONTAINS its wheels for that target and is GENERATED_FROM the pinned sources and overlays they were built from."
+	}
 	license := b.license("license", r.License, noAssertion)
 	supplier := b.supplier("supplier", r.Supplier)
 
@@ -132,8 +149,8 @@ func build(r Release) (*v2_3.Document, error) {
 		SPDXVersion:    v2_3.Version,
 		DataLicense:    v2_3.DataLicense,
 		SPDXIdentifier: documentID,
-		DocumentName:   r.Name + "-" + r.Version,
-		DocumentComment: "SBOM of the release " + r.Name + " " + r.Version + ", written by " + strings.TrimSpace(r.Tool) +
+		DocumentName:   documentName(r),
+		DocumentComment: "SBOM of " + scope + ", written by " + strings.TrimSpace(r.Tool) +
 			". The documentNamespace ends with the SHA-256 of this file as written, with those 64 hex digits replaced by 64 '0' characters.",
 		CreationInfo: &v2_3.CreationInfo{
 			Creators: creators,
@@ -153,7 +170,7 @@ func build(r Release) (*v2_3.Document, error) {
 		PackageLicenseConcluded: noAssertion,
 		PackageLicenseDeclared:  license,
 		PackageCopyrightText:    noAssertion,
-		PackageComment:          "The release: it CONTAINS its wheels for every target and is GENERATED_FROM its pinned sources and overlays.",
+		PackageComment:          releaseComment,
 	})
 	b.relate(documentID, common.TypeRelationshipDescribe, b.release, "")
 
@@ -196,6 +213,22 @@ func build(r Release) (*v2_3.Document, error) {
 	}
 	b.finish()
 	return b.doc, nil
+}
+
+// scope checks the target of a one-target document: a name, and the
+// document's one target.
+func (b *builder) scope(r Release) {
+	if !singleLine(r.Target) {
+		b.fail("target", "%q: the target a one-target document describes needs a name", r.Target)
+		return
+	}
+	names := make([]string, len(r.Targets))
+	for i, t := range r.Targets {
+		names[i] = t.Name
+	}
+	if len(names) != 1 || names[0] != r.Target {
+		b.fail("target", "the document of target %q describes that target alone, got targets [%s]: pass only its Target", r.Target, strings.Join(names, ", "))
+	}
 }
 
 // target adds the wheels, dependencies and bundle of t and returns the ids

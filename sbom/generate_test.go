@@ -26,25 +26,113 @@ func generate(t *testing.T, r Release) []byte {
 	return out
 }
 
-// TestGolden pins the exact bytes of the realistic document; rerun with
-// -update after an intended change and review the diff.
+// TestGolden pins the exact bytes of the realistic document and of its
+// x86_64 target's; rerun with -update after an intended change and review
+// the diff.
 func TestGolden(t *testing.T) {
-	out := generate(t, realistic())
-	golden := filepath.Join("testdata", "vexl-0.3.0.spdx.json")
-	if *update {
-		if err := os.WriteFile(golden, out, 0o644); err != nil {
-			t.Fatal(err)
+	for _, tc := range []struct {
+		golden string
+		r      Release
+	}{
+		{"vexl-0.3.0.spdx.json", realistic()},
+		{"vexl-0.3.0-linux-x86_64.spdx.json", oneTarget(realistic(), "linux-x86_64")},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			out := generate(t, tc.r)
+			golden := filepath.Join("testdata", tc.golden)
+			if *update {
+				if err := os.WriteFile(golden, out, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./sbom -run TestGolden -update)", err)
+			}
+			if !bytes.Equal(out, want) {
+				t.Errorf("output differs from %s; rerun with -update and review the diff", golden)
+			}
+			if !bytes.HasSuffix(out, []byte("}\n")) || bytes.HasSuffix(out, []byte("\n\n")) {
+				t.Errorf("output does not end with exactly one newline")
+			}
+		})
+	}
+}
+
+// TestTargetDocument checks the document of one target against the
+// release's: the same elements and relationships less those of the other
+// target (and the bundles, which it does not describe), named and
+// namespaced for the target, and the same bytes whatever else the release
+// holds.
+func TestTargetDocument(t *testing.T) {
+	const target, other = "linux-x86_64", "linux-aarch64"
+	out := generate(t, oneTarget(realistic(), target))
+	if err := CheckNamespace(out); err != nil {
+		t.Errorf("CheckNamespace = %v", err)
+	}
+	s, err := Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "vexl-0.3.0-" + target; s.Name != want {
+		t.Errorf("name = %q, want %q", s.Name, want)
+	}
+	if prefix := NamespacePrefix + "vexl-0.3.0-" + idPart(target) + "-"; !strings.HasPrefix(s.Namespace, prefix) {
+		t.Errorf("namespace %q does not start with %q", s.Namespace, prefix)
+	}
+	if bytes.Contains(out, []byte("aarch64")) {
+		t.Errorf("the document of %s mentions aarch64:\n%s", target, out)
+	}
+
+	// Expected: the release's document without the other target's
+	// elements and without the bundles.
+	noBundles := realistic()
+	for i := range noBundles.Targets {
+		noBundles.Targets[i].Bundle = nil
+	}
+	all, err := Parse(generate(t, noBundles))
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreign := func(id string) bool { return strings.Contains(id, idPart(other)) }
+	var wantIDs, gotIDs []string
+	for _, p := range all.Packages {
+		if !foreign(p.ID) {
+			wantIDs = append(wantIDs, p.ID)
 		}
 	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./sbom -run TestGolden -update)", err)
+	for _, p := range s.Packages {
+		gotIDs = append(gotIDs, p.ID)
 	}
-	if !bytes.Equal(out, want) {
-		t.Errorf("output differs from %s; rerun with -update and review the diff", golden)
+	if !slices.Equal(gotIDs, wantIDs) {
+		t.Errorf("packages = %v\nwant %v", gotIDs, wantIDs)
 	}
-	if !bytes.HasSuffix(out, []byte("}\n")) || bytes.HasSuffix(out, []byte("\n\n")) {
-		t.Errorf("output does not end with exactly one newline")
+	var wantRels []Relationship
+	for _, rel := range all.Relationships {
+		if !foreign(rel.From) && !foreign(rel.To) {
+			wantRels = append(wantRels, rel)
+		}
+	}
+	if !slices.Equal(s.Relationships, wantRels) {
+		t.Errorf("relationships = %v\nwant %v", s.Relationships, wantRels)
+	}
+	if len(s.Files) != 2 { // the two patch overlays
+		t.Errorf("files = %v, want the two patch overlays", s.Files)
+	}
+
+	// The other target's toolchain changes nothing, nor does the order of
+	// the input.
+	for name, mutate := range map[string]func(*Release){
+		"without the other target's toolchain": func(r *Release) {
+			r.Toolchains = slices.DeleteFunc(r.Toolchains, func(tc Toolchain) bool { return tc.Target == other })
+		},
+		"shuffled": func(r *Release) { *r = oneTarget(shuffled(7), target) },
+	} {
+		r := oneTarget(realistic(), target)
+		mutate(&r)
+		if got := generate(t, r); !bytes.Equal(got, out) {
+			t.Errorf("%s: the document changed", name)
+		}
 	}
 }
 
@@ -329,6 +417,10 @@ var refusals = []struct {
 		r.Targets[0].Dependencies[0].DownloadLocation = "https://__token__:hunter2@pypi.example.org/numpy.whl"
 	}, `targets["linux-x86_64"].dependencies["numpy"].downloadLocation`, "credentials"},
 	{"toolchain without version", func(r *Release) { r.Toolchains[0].Version = "" }, `toolchains["go"]`, "version"},
+	{"one-target document of two targets", func(r *Release) { r.Target = "linux-x86_64" }, "target", "alone"},
+	{"one-target document of another target", func(r *Release) { *r = oneTarget(*r, "linux-x86_64"); r.Target = "linux-aarch64" },
+		"target", "alone"},
+	{"one-target document without a name", func(r *Release) { *r = oneTarget(*r, "linux-x86_64"); r.Target = " " }, "target", "name"},
 }
 
 func TestRefuses(t *testing.T) {

@@ -55,7 +55,17 @@ type rawDoc struct {
 }
 
 func TestNTIAMinimumElements(t *testing.T) {
-	r := realistic()
+	for _, tc := range []struct {
+		name string
+		r    Release
+	}{{"release", realistic()}, {"one target", oneTarget(realistic(), "linux-x86_64")}} {
+		t.Run(tc.name, func(t *testing.T) { checkNTIA(t, tc.r) })
+	}
+}
+
+// checkNTIA checks the minimum elements in the document of r.
+func checkNTIA(t *testing.T, r Release) {
+	t.Helper()
 	var doc rawDoc
 	if err := json.Unmarshal(generate(t, r), &doc); err != nil {
 		t.Fatal(err)

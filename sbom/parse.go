@@ -206,7 +206,7 @@ func checksums(id string, cs []common.Checksum) (map[common.ChecksumAlgorithm]st
 
 // CheckNamespace checks that data's documentNamespace is the content-derived
 // one the package documentation defines: NamespacePrefix, then a sanitised
-// NAME-VERSION- and 64 hex digits that are the SHA-256 of data with those
+// NAME-VERSION- (NAME-VERSION-TARGET- for one target's document) and 64 hex digits that are the SHA-256 of data with those
 // digits replaced, in place, by "0"s.
 func CheckNamespace(data []byte) error {
 	var head struct {
@@ -218,7 +218,7 @@ func CheckNamespace(data []byte) error {
 	ns := head.Namespace
 	if !strings.HasPrefix(ns, NamespacePrefix) || len(ns) < len(NamespacePrefix)+65 ||
 		ns[len(ns)-65] != '-' || !isHex(ns[len(ns)-64:], 64) {
-		return fmt.Errorf("sbom: documentNamespace %q is not %sNAME-VERSION-<sha256>", ns, NamespacePrefix)
+		return fmt.Errorf("sbom: documentNamespace %q is not %sNAME-VERSION[-TARGET]-<sha256>", ns, NamespacePrefix)
 	}
 	var quoted bytes.Buffer
 	enc := json.NewEncoder(&quoted)

@@ -20,9 +20,17 @@ type Release struct {
 	Created int64
 	// Tool names the generator with its version, e.g. "mkrelease-0.1.0-dev".
 	Tool string
+	// Target, when set, makes the document the SBOM of that one target
+	// (the SBOM inside its offline bundle) rather than of the release:
+	// Targets must hold that target alone, the document is named
+	// NAME-VERSION-TARGET and its namespace starts with that name. The
+	// caller passes only the sources and overlays the target's build read;
+	// toolchains of other targets are left out as for any document.
+	Target string
 	// Targets are the targets this document covers.
 	Targets []Target
-	// Sources are the pinned sources the release is built from.
+	// Sources are the pinned sources the release (or, with Target, that
+	// target's build) is built from.
 	Sources []Source
 	// Overlays are the overlays applied to the sources.
 	Overlays []Overlay

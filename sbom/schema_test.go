@@ -21,10 +21,13 @@ func TestSchemaValid(t *testing.T) {
 		noBundles.Targets[i].Bundle = nil
 	}
 	minimal := Release{Name: "vexl", Version: "0.3.0", Created: epoch, Tool: "mkrelease-0.1.0-dev"}
+	minimalTarget := minimal
+	minimalTarget.Target, minimalTarget.Targets = "linux-x86_64", []Target{{Name: "linux-x86_64"}}
 	for _, tc := range []struct {
 		name string
 		r    Release
-	}{{"realistic", realistic()}, {"no bundles", noBundles}, {"minimal", minimal}} {
+	}{{"realistic", realistic()}, {"no bundles", noBundles}, {"minimal", minimal},
+		{"one target", oneTarget(realistic(), "linux-x86_64")}, {"one target, minimal", minimalTarget}} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := validate(t, generate(t, tc.r)); err != nil {
 				t.Errorf("the document is not valid SPDX 2.3 JSON:\n%v", err)

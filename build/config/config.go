@@ -531,6 +531,34 @@ func (c *Config) Wheel(name string) (Wheel, bool) {
 	return Wheel{}, false
 }
 
+// SourcesOf reports which sources target t's build reads: the source and
+// the uses of every step that runs for t, and the sources the wheels built
+// for t take files or licenses from. Their overlays and these sources are
+// the inputs of t's artifacts; no other source is.
+func (c *Config) SourcesOf(t string) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range c.Build.Steps {
+		if !s.AppliesTo(t) {
+			continue
+		}
+		out[s.Source] = true
+		for _, u := range s.Uses {
+			out[u] = true
+		}
+	}
+	for _, w := range c.Wheels {
+		if !w.AppliesTo(t) {
+			continue
+		}
+		for _, in := range append(append([]Include(nil), w.Include...), w.Licenses...) {
+			if in.Source != "" {
+				out[in.Source] = true
+			}
+		}
+	}
+	return out
+}
+
 // OverlaysOf lists the overlays of source name in the order they apply.
 func (c *Config) OverlaysOf(name string) []Overlay {
 	var out []Overlay

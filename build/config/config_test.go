@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -156,5 +157,37 @@ func FuzzParse(f *testing.F) {
 func TestEmbeddedDefaultLoads(t *testing.T) {
 	if _, err := Load("../../release.toml"); err != nil {
 		t.Fatalf("the embedded default release.toml is refused:\n%v", err)
+	}
+}
+
+func TestSourcesOf(t *testing.T) {
+	c := &Config{
+		Build: Build{Steps: []Step{
+			{Name: "lib", Source: "core", Uses: []string{"headers"}},
+			{Name: "arm-fixups", Source: "arm-patches", Targets: []string{"linux-aarch64"}},
+			{Name: "test", Source: "core", Uses: []string{"testdata"}, Targets: []string{"linux-x86_64"}},
+		}},
+		Wheels: []Wheel{
+			{Name: "demo", Include: []Include{{Source: "python", From: "demo"}, {Step: "lib", From: "lib.so"}},
+				Licenses: []Include{{Source: "legal", From: "LICENSE"}}},
+			{Name: "demo-arm-extras", Targets: []string{"linux-aarch64"}, Include: []Include{{Source: "arm-python", From: "x"}}},
+		},
+	}
+	for _, tc := range []struct {
+		target string
+		want   []string
+	}{
+		{"linux-x86_64", []string{"core", "headers", "legal", "python", "testdata"}},
+		{"linux-aarch64", []string{"arm-patches", "arm-python", "core", "headers", "legal", "python"}},
+		{"windows-amd64", []string{"core", "headers", "legal", "python"}},
+	} {
+		var names []string
+		for n := range c.SourcesOf(tc.target) {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		if !slices.Equal(names, tc.want) {
+			t.Errorf("SourcesOf(%s) = %v, want %v", tc.target, names, tc.want)
+		}
 	}
 }
