@@ -182,6 +182,11 @@ func (e *Evaluator) Evaluate(ctx context.Context, in Input) (*Decision, error) {
 // evaluateJSON evaluates the policies on the JSON input b, which need not
 // be shaped like an Input.
 func (e *Evaluator) evaluateJSON(ctx context.Context, b []byte) (*Decision, error) {
+	// OPA looks at the context only now and then: a cancelled run must not
+	// evaluate at all.
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("policies: evaluating: %w", err)
+	}
 	v, err := ast.ValueFromReader(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("policies: decoding the policy input: %w", err)
