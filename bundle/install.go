@@ -94,7 +94,7 @@ func Install(ctx context.Context, o *Opened, opts InstallOptions) (*Installed, e
 	}
 	env := append(CleanEnv(os.Environ()), "PIP_CONFIG_FILE="+os.DevNull)
 	res := &Installed{Venv: venv}
-	vpy := venvPython(venv)
+	vpy := VenvPython(venv)
 	if _, err := os.Stat(vpy); err == nil {
 		in, err := pyfind.Probe(ctx, vpy)
 		if err != nil {
@@ -199,12 +199,21 @@ func CleanEnv(environ []string) []string {
 	return out
 }
 
-// venvPython is the interpreter of a virtualenv on this machine.
-func venvPython(venv string) string {
+// VenvBin is the folder of a virtualenv's programs on this machine:
+// Scripts on Windows, bin elsewhere.
+func VenvBin(venv string) string {
 	if runtime.GOOS == "windows" {
-		return filepath.Join(venv, "Scripts", "python.exe")
+		return filepath.Join(venv, "Scripts")
 	}
-	return filepath.Join(venv, "bin", "python")
+	return filepath.Join(venv, "bin")
+}
+
+// VenvPython is the interpreter of a virtualenv on this machine.
+func VenvPython(venv string) string {
+	if runtime.GOOS == "windows" {
+		return filepath.Join(VenvBin(venv), "python.exe")
+	}
+	return filepath.Join(VenvBin(venv), "python")
 }
 
 func choosePython(ctx context.Context, opts InstallOptions, boundary []string) (string, error) {

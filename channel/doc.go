@@ -68,6 +68,10 @@
 // the previous one are moved aside (".trash-g-NNNNNN") and removed; a kill
 // while collecting leaves only garbage the next publish removes.
 //
+// Publishing needs that rename of a link over a link: it works on Linux and
+// macOS, and is refused on Windows (a *UsageError saying so), where
+// [Verify] still audits a channel.
+//
 // A first publish creates DEST as such a link (where DEST is missing or an
 // empty folder). Any other DEST (a non-empty real folder, a file, a link
 // elsewhere) was not made by mkrelease and is refused with the reason.

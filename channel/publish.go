@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/testhook"
@@ -55,6 +53,9 @@ type Result struct {
 func Publish(ctx context.Context, dest string, r Release) (*Result, error) {
 	p, err := newPaths(dest)
 	if err != nil {
+		return nil, err
+	}
+	if err := canPublish(p.dest); err != nil {
 		return nil, err
 	}
 	plan, err := prepare(ctx, r)
@@ -144,21 +145,22 @@ func urlPaths(s *State, plan *Plan) []string {
 	return out
 }
 
-// lock takes the exclusive flock(2) on file, polling so that ctx can end
-// the wait. The returned function releases it; so does the process's death.
+// lock takes the exclusive lock on file (flock(2); LockFileEx on
+// Windows), polling so that ctx can end the wait. The returned function
+// releases it; so does the process's death.
 func lock(ctx context.Context, file string) (func(), error) {
 	f, err := os.OpenFile(file, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", file, err)
 	}
 	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			return func() { f.Close() }, nil
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
+		held, err := tryLock(f)
+		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", file, err)
+		}
+		if held {
+			return func() { f.Close() }, nil
 		}
 		select {
 		case <-ctx.Done():

@@ -21,6 +21,9 @@
 // executor falls back to a network namespace alone, or to nothing, and
 // [Executor.Sandbox] says so and why: the build records it and the release
 // policies refuse such a release unless the configuration allows it.
+// On macOS steps run under sandbox-exec with a profile that denies them
+// the network (level "network": the file system and other processes stay
+// visible); on Windows they run with no isolation at all (level "none").
 //
 // Paths that differ between runs (the workspace, the output and scratch
 // folders) appear in the environment only through placeholders until the

@@ -9,11 +9,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 )
+
+// wrapper is how steps are wrapped on Linux.
+type wrapper struct {
+	bwrap string // the bubblewrap binary, when sandbox.Isolated
+	// netns says the fallback may use a network namespace.
+	netns bool
+}
 
 // namespaces are the namespaces bubblewrap gives each step.
 var namespaces = []string{"user", "mount", "pid", "ipc", "uts", "network"}
@@ -177,25 +183,4 @@ func netnsAttr() *syscall.SysProcAttr {
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
 	}
 	return attr
-}
-
-// closeInherited marks every descriptor above stderr close-on-exec. Go opens
-// its own descriptors that way, but one mkrelease inherited from whatever
-// started it (a pipe, a credential helper's socket) would otherwise pass on
-// into every step.
-func closeInherited() {
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
-			syscall.CloseOnExec(fd)
-		}
-	}
-}
-
-// killGroup kills the command's process group.
-func killGroup(cmd *exec.Cmd) {
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }

@@ -14,12 +14,12 @@ import (
 	"sort"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/evidence"
+	"github.com/mkrelease/mkrelease/internal/procgroup"
 )
 
 // laneEnv is what a lane's commands run with.
@@ -64,8 +64,7 @@ func (e laneEnv) command(ctx context.Context, argv []string) (*exec.Cmd, error) 
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	sort.Strings(cmd.Env)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	procgroup.KillOnCancel(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	return cmd, nil
 }

@@ -160,12 +160,12 @@ func Run(ctx context.Context, o RunOptions) (*Result, error) {
 		}
 		env := laneEnv{
 			vars: map[string]string{
-				"PATH": filepath.Join(venv, "bin") + string(os.PathListSeparator) + host, "VIRTUAL_ENV": venv,
+				"PATH": bundle.VenvBin(venv) + string(os.PathListSeparator) + host, "VIRTUAL_ENV": venv,
 				"HOME": filepath.Join(work, "home"), "TMPDIR": filepath.Join(work, "tmp"),
 				"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC",
 				"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
 			},
-			expand: map[string]string{"PYTHON": filepath.Join(venv, "bin", "python"), "VERIFIER": verifier},
+			expand: map[string]string{"PYTHON": bundle.VenvPython(venv), "VERIFIER": verifier},
 			dir:    filepath.Join(work, "run-"+l.Name),
 			log:    func(f string, a ...any) { log.Info(fmt.Sprintf(f, a...)) },
 		}

@@ -9,8 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"golang.org/x/sys/unix"
 )
 
 // File is a file being written under a temporary name. Commit renames it
@@ -78,14 +76,11 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 	return f.Commit()
 }
 
-// SyncDir flushes a folder's entries (new names, renames) to disk.
+// SyncDir flushes a folder's entries (new names, renames) to disk. Where
+// the platform cannot sync a folder (Windows; a file system that refuses)
+// it does nothing: see syncDir.
 func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, unix.EINVAL) {
+	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	return nil
@@ -110,25 +105,36 @@ func TempDir(final string) (string, error) {
 }
 
 // ReplaceDir puts the folder staged in place of final in one step: where
-// final exists the two are exchanged atomically (renameat2 RENAME_EXCHANGE)
-// and the old content is removed afterwards, so final is at every moment
-// either the whole old or the whole new folder. Where the file system
-// cannot exchange, the old folder is moved aside first.
+// final exists the two are exchanged atomically (renameat2 RENAME_EXCHANGE
+// on Linux, renamex_np RENAME_SWAP on macOS) and the old content is
+// removed afterwards, so final is at every moment either the whole old or
+// the whole new folder. Where the platform or file system cannot exchange
+// (Windows, where a folder cannot even be renamed onto an existing one;
+// file systems without the exchange), the old folder is moved aside first:
+// between the two renames final does not exist, and a kill there leaves
+// the old content beside it, named staged+".old".
 func ReplaceDir(staged, final string) error {
+	return replaceDir(staged, final, exchange)
+}
+
+// replaceDir is ReplaceDir with the platform's exchange given (tests give
+// one that fails, to take the move-aside path).
+func replaceDir(staged, final string, exchange func(a, b string) error) error {
 	if _, err := os.Lstat(final); errors.Is(err, fs.ErrNotExist) {
 		if err := os.Rename(staged, final); err != nil {
 			return fmt.Errorf("publish %s: %w", final, err)
 		}
 		return SyncDir(filepath.Dir(final))
 	}
-	err := unix.Renameat2(unix.AT_FDCWD, staged, unix.AT_FDCWD, final, unix.RENAME_EXCHANGE)
-	if err != nil {
+	if err := exchange(staged, final); err != nil {
 		aside := staged + ".old"
 		if err := os.Rename(final, aside); err != nil {
-			return fmt.Errorf("publish %s: %w", final, err)
+			return fmt.Errorf("publish %s: move the previous folder aside: %w", final, err)
 		}
 		if err := os.Rename(staged, final); err != nil {
-			os.Rename(aside, final)
+			if rerr := os.Rename(aside, final); rerr != nil {
+				return fmt.Errorf("publish %s: %w (and putting the previous folder back failed: %v; it is %s)", final, err, rerr, aside)
+			}
 			return fmt.Errorf("publish %s: %w", final, err)
 		}
 		staged = aside

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,6 +44,18 @@ func TestAbortLeavesNothing(t *testing.T) {
 }
 
 func TestReplaceDir(t *testing.T) {
+	testReplaceDir(t, ReplaceDir)
+}
+
+// TestReplaceDirMovesAside takes the path of platforms and file systems
+// that cannot exchange two folders (Windows): the result is the same.
+func TestReplaceDirMovesAside(t *testing.T) {
+	noExchange := func(a, b string) error { return errors.ErrUnsupported }
+	testReplaceDir(t, func(staged, final string) error { return replaceDir(staged, final, noExchange) })
+}
+
+func testReplaceDir(t *testing.T, replace func(staged, final string) error) {
+	t.Helper()
 	parent := t.TempDir()
 	final := filepath.Join(parent, "dist")
 	for i, content := range []string{"first", "second"} {
@@ -54,7 +67,7 @@ func TestReplaceDir(t *testing.T) {
 		if i == 0 {
 			os.WriteFile(filepath.Join(stage, "only-first"), nil, 0o644)
 		}
-		if err := ReplaceDir(stage, final); err != nil {
+		if err := replace(stage, final); err != nil {
 			t.Fatal(err)
 		}
 		b, _ := os.ReadFile(filepath.Join(final, "a"))

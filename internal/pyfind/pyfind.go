@@ -1,8 +1,12 @@
 // Package pyfind finds CPython interpreters on this machine: on PATH
 // (python3, python3.X), and in the folders of common managers, which shims
 // do not expose: pyenv ($PYENV_ROOT or ~/.pyenv, versions/*/bin/python3.X)
-// and uv (~/.local/share/uv/python/*/bin/python3.X). Each candidate is run
-// once to ask its version; one interpreter per X.Y is kept, PATH first.
+// and uv (~/.local/share/uv/python/*/bin/python3.X). On Windows the names
+// are python.exe, python3.exe and python3.X.exe, and the managers' folders
+// pyenv-win's (%PYENV_ROOT% or %USERPROFILE%\.pyenv\pyenv-win,
+// versions\*\python.exe) and uv's (%APPDATA%\uv\python\*\python.exe).
+// Each candidate is run once to ask its version; one interpreter per X.Y
+// is kept, PATH first.
 package pyfind
 
 import (
@@ -30,7 +34,8 @@ func (i Interpreter) MinorVersion() string { return fmt.Sprintf("%d.%d", i.Major
 
 // Options say where to look; the zero value looks in the usual places.
 type Options struct {
-	// Getenv reads PATH, HOME, PYENV_ROOT (default os.Getenv).
+	// Getenv reads PATH, HOME, PYENV_ROOT (on Windows PATH, USERPROFILE,
+	// PYENV_ROOT, APPDATA); default os.Getenv.
 	Getenv func(string) string
 }
 
@@ -42,26 +47,9 @@ func Find(ctx context.Context, o Options) []Interpreter {
 	}
 	var candidates []string
 	for _, dir := range filepath.SplitList(getenv("PATH")) {
-		for _, n := range []string{"python3"} {
-			candidates = append(candidates, filepath.Join(dir, n))
-		}
-		more, _ := filepath.Glob(filepath.Join(dir, "python3.[0-9]*"))
-		candidates = append(candidates, more...)
+		candidates = append(candidates, onPath(dir)...)
 	}
-	home := getenv("HOME")
-	pyenv := getenv("PYENV_ROOT")
-	if pyenv == "" && home != "" {
-		pyenv = filepath.Join(home, ".pyenv")
-	}
-	var managed []string
-	if pyenv != "" {
-		m, _ := filepath.Glob(filepath.Join(pyenv, "versions", "*", "bin", "python3.[0-9]*"))
-		managed = append(managed, m...)
-	}
-	if home != "" {
-		m, _ := filepath.Glob(filepath.Join(home, ".local", "share", "uv", "python", "*", "bin", "python3.[0-9]*"))
-		managed = append(managed, m...)
-	}
+	managed := managedCandidates(getenv)
 	sort.Strings(managed)
 	candidates = append(candidates, managed...)
 
@@ -72,7 +60,7 @@ func Find(ctx context.Context, o Options) []Interpreter {
 			continue
 		}
 		seen[c] = true
-		if st, err := os.Stat(c); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		if st, err := os.Stat(c); err != nil || !executable(c, st) {
 			continue
 		}
 		in, err := Probe(ctx, c)

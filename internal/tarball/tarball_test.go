@@ -18,7 +18,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -338,9 +337,9 @@ func TestDeterministic(t *testing.T) {
 			os.Chtimes(noisy[i].File, time.Unix(1, 0), time.Unix(2, 0))
 		}
 	}
-	old := syscall.Umask(0o077)
+	old := setUmask(0o077)
 	got, _, _ := write(t, noisy, o)
-	syscall.Umask(old)
+	setUmask(old)
 	if !bytes.Equal(got, first) {
 		t.Error("mode noise or file metadata changes the archive")
 	}
@@ -421,9 +420,7 @@ func TestGolden(t *testing.T) {
 func TestRefused(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	notRegular(t, fifo)
 	good := Options{Root: "r"}
 	for _, tc := range []struct {
 		name    string

@@ -1,0 +1,100 @@
+package executor
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// systemDirs are the host folders every step sees read-only (when they
+// exist): the system's programs and libraries. /etc is not among them:
+// only the entries in etcFiles are shown.
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
+
+// etcFiles are the entries of /etc a step sees read-only: what the dynamic
+// linker, compilers and the C library read. Not shown: passwd/shadow and
+// the other account files (the step gets a passwd of its own), ssh, sudo,
+// credentials of any kind.
+var etcFiles = []string{
+	"alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "nsswitch.conf", "hosts", "host.conf",
+	"localtime", "timezone", "os-release", "debian_version", "lsb-release", "mime.types", "protocols",
+	"services", "ssl", "ca-certificates", "gai.conf", "profile", "bash.bashrc", "inputrc", "shells",
+}
+
+// sandboxUID is the user (and group) a step runs as inside the sandbox,
+// whoever runs mkrelease: files a step writes never record the host user.
+const sandboxUID = "1000"
+
+// toolRoots returns the folders to show for the toolchain commands tools,
+// found on path: the installation folder of each (the parent of its bin/
+// folder, else its folder), for both the command as found and the file it
+// links to, leaving out folders the system folders already show.
+func toolRoots(tools []string, path string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(file string) {
+		dir := filepath.Dir(file)
+		if filepath.Base(dir) == "bin" {
+			dir = filepath.Dir(dir)
+		}
+		if dir == "/" || underAny(dir, systemDirs) || seen[dir] {
+			return
+		}
+		seen[dir] = true
+		out = append(out, dir)
+	}
+	for _, t := range tools {
+		found := lookPath(t, path)
+		if found == "" {
+			continue
+		}
+		add(found)
+		if real, err := filepath.EvalSymlinks(found); err == nil {
+			add(real)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// lookPath finds the command name on path (a PATH list), or returns it as
+// it is when it names a file; "" when it is not found.
+func lookPath(name, path string) string {
+	if strings.Contains(name, "/") {
+		if abs, err := filepath.Abs(name); err == nil {
+			return abs
+		}
+		return ""
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// underAny reports whether p is one of dirs or inside one of them.
+func underAny(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// bwrapVersion asks bubblewrap its version ("bubblewrap 0.8.0").
+func bwrapVersion(bwrap string) string {
+	out, err := exec.Command(bwrap, "--version").Output()
+	if err != nil {
+		return "bubblewrap"
+	}
+	return strings.TrimSpace(string(out))
+}
