@@ -1,14 +1,11 @@
 package executor
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/mkrelease/mkrelease/internal/procgroup"
 )
@@ -74,19 +71,7 @@ func probeSeatbelt(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, sandboxExec, append(args, "/bin/sh", "-c", "exit 0")...)
-	cmd.Env = []string{}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return fmt.Errorf("%w: %s", err, msg)
-		}
-		return err
-	}
-	return nil
+	return runProbe(ctx, sandboxExec, append(args, "/bin/sh", "-c", "exit 0")...)
 }
 
 // seatbeltArgs are sandbox-exec's arguments for a step whose scratch

@@ -1,7 +1,6 @@
 package executor
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -9,9 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
-	"time"
 )
 
 // wrapper is how steps are wrapped on Linux.
@@ -74,19 +71,7 @@ func probeBwrap(ctx context.Context, bwrap string) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bwrap, append(args, "/bin/sh", "-c", "exit 0")...)
-	cmd.Env = []string{}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return fmt.Errorf("%w: %s", err, msg)
-		}
-		return err
-	}
-	return nil
+	return runProbe(ctx, bwrap, append(args, "/bin/sh", "-c", "exit 0")...)
 }
 
 // command returns the command that runs inner (argv) for action a.
