@@ -37,6 +37,27 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// serve listens on addr until the test ends, accepting and closing every
+// connection.
+func serve(t *testing.T, network, addr string) net.Listener {
+	t.Helper()
+	ln, err := net.Listen(network, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return ln
+}
+
 func paths(t *testing.T) Paths {
 	t.Helper()
 	d := t.TempDir()
@@ -120,26 +141,13 @@ func TestNetworkIsCutOff(t *testing.T) {
 	if !e.Sandbox().Network {
 		t.Skipf("no network namespace here: %s", e.Sandbox().Reason)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	ln := serve(t, "tcp", "127.0.0.1:0")
 	exe, _ := os.Executable()
 	a := action(exe)
 	a.Tools = []string{exe} // the sandbox shows a toolchain's folder
 	a.Env["EXECUTOR_TEST_HELPER"] = "dial"
 	a.Env["EXECUTOR_TEST_ADDR"] = ln.Addr().String()
-	_, err = e.Run(context.Background(), a, paths(t))
+	_, err := e.Run(context.Background(), a, paths(t))
 	var se *StepError
 	if !errors.As(err, &se) {
 		t.Fatalf("dialing the host from a step: %v, want a StepError", err)
