@@ -44,17 +44,6 @@ type BuildOptions struct {
 	Sandbox executor.Options
 }
 
-// LogSwept logs the folders interrupted runs left that were removed, and a
-// failure to remove one.
-func LogSwept(log *slog.Logger, removed []string, err error) {
-	for _, d := range removed {
-		log.Info("removed a folder an interrupted run left", "folder", d)
-	}
-	if err != nil {
-		log.Warn("could not remove a folder an interrupted run left", "error", err)
-	}
-}
-
 func (o BuildOptions) logger() *slog.Logger {
 	if o.Logger == nil {
 		return slog.New(slog.DiscardHandler)
@@ -94,7 +83,7 @@ func Build(ctx context.Context, o BuildOptions) (*release.Release, error) {
 	scratch := scratchDir.Path
 	outParent, stagePrefix := filepath.Dir(filepath.Clean(o.Out)), "."+filepath.Base(filepath.Clean(o.Out))+".tmp-"
 	more, serr := workdir.Sweep(outParent, stagePrefix)
-	LogSwept(o.logger(), append(removed, more...), errors.Join(err, serr))
+	workdir.LogSwept(o.logger(), append(removed, more...), errors.Join(err, serr))
 	stageDir, err := workdir.Create(outParent, stagePrefix+"*")
 	if err != nil {
 		return nil, err

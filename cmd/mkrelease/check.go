@@ -11,7 +11,6 @@ import (
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/build/source"
 	"github.com/mkrelease/mkrelease/internal/workdir"
-	"github.com/mkrelease/mkrelease/pipeline"
 	"github.com/spf13/cobra"
 )
 
@@ -130,10 +129,10 @@ func doCheck(ctx context.Context, o *CheckOptions, rep *checkReport) error {
 func scratchDir(log *slog.Logger, prefix string) (*workdir.Dir, error) {
 	d, removed, err := workdir.Scratch(prefix)
 	if d == nil {
-		pipeline.LogSwept(log, removed, nil)
+		workdir.LogSwept(log, removed, nil)
 		return nil, fmt.Errorf("%w (make the temporary folder writable, or point TMPDIR at one that is)", err)
 	}
-	pipeline.LogSwept(log, removed, err)
+	workdir.LogSwept(log, removed, err)
 	return d, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,4 +147,15 @@ func Scratch(prefix string) (*Dir, []string, error) {
 		return nil, removed, cerr
 	}
 	return d, removed, err
+}
+
+// LogSwept logs the folders interrupted runs left that were removed, and a
+// failure to remove one.
+func LogSwept(log *slog.Logger, removed []string, err error) {
+	for _, d := range removed {
+		log.Info("removed a folder an interrupted run left", "folder", d)
+	}
+	if err != nil {
+		log.Warn("could not remove a folder an interrupted run left", "error", err)
+	}
 }
