@@ -32,12 +32,12 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/bundle"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/pep508"
 	"github.com/mkrelease/mkrelease/internal/pyname"
 	"github.com/mkrelease/mkrelease/provenance"
-	"github.com/mkrelease/mkrelease/release"
 	"github.com/mkrelease/mkrelease/sbom"
 	"github.com/mkrelease/mkrelease/wheel"
 )
@@ -445,12 +445,12 @@ func manifestFindings(dir string) []Finding {
 	if err != nil {
 		return []Finding{{File: "manifest.json", Msg: err.Error()}}
 	}
-	var m release.Manifest
-	if err := json.Unmarshal(data, &m); err != nil || m.Schema != release.ManifestSchema {
+	var m dist.Manifest
+	if err := json.Unmarshal(data, &m); err != nil || m.Schema != dist.ManifestSchema {
 		return []Finding{{File: "manifest.json", Msg: "not an mkrelease manifest"}}
 	}
 	var out []Finding
-	check := func(a release.ManifestArtifact) {
+	check := func(a dist.ManifestArtifact) {
 		got, _, err := checksum.File(filepath.Join(dir, filepath.FromSlash(a.Path)))
 		switch {
 		case err != nil:
@@ -460,7 +460,7 @@ func manifestFindings(dir string) []Finding {
 		}
 	}
 	for _, t := range m.Targets {
-		for _, a := range append(append([]release.ManifestArtifact(nil), t.Outputs...), t.Wheels...) {
+		for _, a := range append(append([]dist.ManifestArtifact(nil), t.Outputs...), t.Wheels...) {
 			check(a)
 		}
 		if t.Bundle != nil {

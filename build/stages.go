@@ -16,7 +16,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/source"
-	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/treehash"
 	"github.com/mkrelease/mkrelease/release"
 )
@@ -202,7 +202,7 @@ func runStep(ctx context.Context, r *release.Release, exe *executor.Executor, ca
 
 func register(r *release.Release, target, step string, e *actioncache.Entry) {
 	for _, o := range e.Outputs {
-		r.Artifacts.Add(artifact.Artifact{Kind: artifact.Binary, Path: path.Join(BinDir, target, o.Path),
+		r.Artifacts.Add(dist.Artifact{Kind: dist.KindBinary, Path: path.Join(BinDir, target, o.Path),
 			Target: target, Step: step, SHA256: o.SHA256, Size: o.Size})
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/bundle/deps"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
-	"github.com/mkrelease/mkrelease/release"
 	"github.com/mkrelease/mkrelease/wheel/platform"
 )
 
@@ -22,7 +22,7 @@ var (
 // checkBundleFacts checks what a bundle's manifest says about the bundle
 // itself, which its locks, install.sh and INSTALL.md are written from: the
 // target name, the platform tag and the Pythons of the support boundary.
-func checkBundleFacts(b *release.ManifestBundle) []string {
+func checkBundleFacts(b *dist.ManifestBundle) []string {
 	var out []string
 	if !targetRE.MatchString(b.Target) {
 		out = append(out, fmt.Sprintf("the bundle's target %q is not a target name (lowercase letters, digits and . _ -)", b.Target))
@@ -42,7 +42,7 @@ func checkBundleFacts(b *release.ManifestBundle) []string {
 }
 
 // target is the deps.Target a bundle's manifest describes.
-func target(b *release.ManifestBundle) deps.Target {
+func target(b *dist.ManifestBundle) deps.Target {
 	return deps.Target{Name: b.Target, Platform: b.PlatformTag, Pythons: b.Pythons}
 }
 
@@ -51,12 +51,12 @@ func target(b *release.ManifestBundle) deps.Target {
 // wheels (targets[].wheels of the bundle's target) in wheels/, the closure
 // (bundle.dependencies, and the same in targets[].dependencies) in
 // dependencies/. Each problem names the file.
-func checkContents(m *release.Manifest, wheels []bundleWheel) []problem {
+func checkContents(m *dist.Manifest, wheels []bundleWheel) []problem {
 	var out []problem
 	add := func(file, format string, args ...any) {
 		out = append(out, problem{file: file, msg: fmt.Sprintf(format, args...)})
 	}
-	var t *release.ManifestTarget
+	var t *dist.ManifestTarget
 	var names []string
 	for i := range m.Targets {
 		names = append(names, m.Targets[i].Name)
@@ -68,8 +68,8 @@ func checkContents(m *release.Manifest, wheels []bundleWheel) []problem {
 		add("manifest.json", "lists targets [%s]; a bundle's manifest lists its own target %s alone", strings.Join(names, ", "), m.Bundle.Target)
 		return out
 	}
-	named := map[string]release.ManifestArtifact{} // path in the bundle → entry
-	name := func(rel string, a release.ManifestArtifact) {
+	named := map[string]dist.ManifestArtifact{} // path in the bundle → entry
+	name := func(rel string, a dist.ManifestArtifact) {
 		if _, dup := named[rel]; dup {
 			add(rel, "named twice in manifest.json")
 		}
@@ -82,7 +82,7 @@ func checkContents(m *release.Manifest, wheels []bundleWheel) []problem {
 		}
 		name(deps.OwnDir+"/"+a.Path, a)
 	}
-	closure := map[string]release.ManifestArtifact{}
+	closure := map[string]dist.ManifestArtifact{}
 	for _, a := range m.Bundle.Dependencies {
 		base, ok := strings.CutPrefix(a.Path, deps.DependencyDir+"/")
 		if !ok || strings.ContainsAny(base, `/\`) || !strings.HasSuffix(base, ".whl") {
@@ -133,7 +133,7 @@ func checkContents(m *release.Manifest, wheels []bundleWheel) []problem {
 // bundleDocs are the facts install.sh and INSTALL.md were written from,
 // as the checked bundle states them: the manifest, the root folder, the
 // pins of requirements.txt and the digests SHA256SUMS lists.
-func bundleDocs(m *release.Manifest, root string, pins []pin, wheels []bundleWheel, sums checksum.Sums) Docs {
+func bundleDocs(m *dist.Manifest, root string, pins []pin, wheels []bundleWheel, sums checksum.Sums) Docs {
 	d := Docs{Name: m.Project.Name, Version: m.Project.Version, Target: m.Bundle.Target, PlatformTag: m.Bundle.PlatformTag,
 		Root: root, File: root + ".tar.gz", Pythons: m.Bundle.Pythons}
 	for _, s := range sums {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
-	"github.com/mkrelease/mkrelease/release"
 )
 
 func TestCleanEnv(t *testing.T) {
@@ -44,7 +44,7 @@ func TestInstallRefuses(t *testing.T) {
 		root := t.TempDir()
 		os.WriteFile(filepath.Join(root, "requirements.txt"), reqs, 0o644)
 		return &Opened{Root: root, requirements: checksum.Bytes(reqs),
-			Manifest: &release.Manifest{Bundle: &release.ManifestBundle{Target: "t1", PlatformTag: tag, Pythons: []string{"3.99"}}}}
+			Manifest: &dist.Manifest{Bundle: &dist.ManifestBundle{Target: "t1", PlatformTag: tag, Pythons: []string{"3.99"}}}}
 	}
 	cases := []struct {
 		name   string

@@ -8,13 +8,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pelletier/go-toml/v2"
+
 	"github.com/mkrelease/mkrelease/bundle/deps"
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pep508"
 	"github.com/mkrelease/mkrelease/internal/pyname"
 	"github.com/mkrelease/mkrelease/internal/tomlkeys"
 	"github.com/mkrelease/mkrelease/wheel"
-	"github.com/pelletier/go-toml/v2"
 )
 
 // The two locks of a bundle are checked to be exactly what mkrelease

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/mkrelease/mkrelease/bundle/deps"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/pep508"
-	"github.com/mkrelease/mkrelease/release"
 )
 
 // fixture is a small bundle's wheels and the closure they were written
@@ -272,16 +272,16 @@ func TestPylockTomlHostile(t *testing.T) {
 
 func TestCheckContents(t *testing.T) {
 	f := newFixture(t)
-	manifest := func() *release.Manifest {
-		m := &release.Manifest{Bundle: &release.ManifestBundle{Target: "linux-x86_64", PlatformTag: "manylinux_2_17_x86_64", Pythons: f.target.Pythons}}
-		tg := release.ManifestTarget{Name: "linux-x86_64", Wheels: []release.ManifestArtifact{{Path: "demo_app-2.0-py3-none-any.whl", Name: "demo-app", Size: 1046, SHA256: digest('a')}}}
+	manifest := func() *dist.Manifest {
+		m := &dist.Manifest{Bundle: &dist.ManifestBundle{Target: "linux-x86_64", PlatformTag: "manylinux_2_17_x86_64", Pythons: f.target.Pythons}}
+		tg := dist.ManifestTarget{Name: "linux-x86_64", Wheels: []dist.ManifestArtifact{{Path: "demo_app-2.0-py3-none-any.whl", Name: "demo-app", Size: 1046, SHA256: digest('a')}}}
 		for _, w := range f.wheels[1:] {
-			a := release.ManifestArtifact{Path: w.rel, Name: w.name + "==" + w.version, Size: w.size, SHA256: w.sha256}
+			a := dist.ManifestArtifact{Path: w.rel, Name: w.name + "==" + w.version, Size: w.size, SHA256: w.sha256}
 			m.Bundle.Dependencies = append(m.Bundle.Dependencies, a)
 			a.Path = w.base()
 			tg.Dependencies = append(tg.Dependencies, a)
 		}
-		m.Targets = []release.ManifestTarget{tg}
+		m.Targets = []dist.ManifestTarget{tg}
 		return m
 	}
 	if ps := checkContents(manifest(), f.wheels); len(ps) != 0 {
@@ -290,22 +290,22 @@ func TestCheckContents(t *testing.T) {
 	extra, _ := newBundleWheel("dependencies/evil-1.0-py3-none-any.whl", digest('e'), 10)
 	cases := []struct {
 		name   string
-		m      func(*release.Manifest)
+		m      func(*dist.Manifest)
 		wheels []bundleWheel
 		want   string
 	}{
 		{"an extra wheel", nil, append(append([]bundleWheel(nil), f.wheels...), extra), "dependencies/evil-1.0-py3-none-any.whl: not named in manifest.json: a bundle holds only the wheels its manifest names"},
 		{"a named wheel missing", nil, f.wheels[:3], "dependencies/tomli-2.0.1-cp312-cp312-manylinux_2_17_x86_64.whl: named in manifest.json but missing from the bundle"},
 		{"the release wheel missing", nil, f.wheels[1:], "wheels/demo_app-2.0-py3-none-any.whl: named in manifest.json but missing from the bundle"},
-		{"another digest", func(m *release.Manifest) { m.Bundle.Dependencies[0].SHA256 = digest('e') }, f.wheels, "dependencies/example-21.12-py3-none-any.whl: manifest.json records sha256 " + digest('e') + ", the file has " + digest('b')},
-		{"another size", func(m *release.Manifest) { m.Targets[0].Wheels[0].Size = 1 }, f.wheels, "wheels/demo_app-2.0-py3-none-any.whl: manifest.json records 1 bytes, the file has 1046"},
-		{"another name", func(m *release.Manifest) { m.Bundle.Dependencies[0].Name = "example==21.13" }, f.wheels, "manifest.json names it example==21.13, its file name example==21.12"},
-		{"a dependency outside dependencies/", func(m *release.Manifest) { m.Bundle.Dependencies[0].Path = "../example-21.12-py3-none-any.whl" }, f.wheels, `names the dependency "../example-21.12-py3-none-any.whl", which is not dependencies/NAME.whl`},
-		{"a release wheel in a folder", func(m *release.Manifest) { m.Targets[0].Wheels[0].Path = "x/demo_app-2.0-py3-none-any.whl" }, f.wheels, "which is not a wheel file name"},
-		{"the two closure lists disagreeing", func(m *release.Manifest) { m.Targets[0].Dependencies = m.Targets[0].Dependencies[:1] }, f.wheels, "targets[linux-x86_64].dependencies lists 1 wheels, bundle.dependencies 3"},
-		{"another target", func(m *release.Manifest) { m.Targets[0].Name = "linux-aarch64" }, f.wheels, "lists targets [linux-aarch64]; a bundle's manifest lists its own target linux-x86_64 alone"},
-		{"two targets", func(m *release.Manifest) { m.Targets = append(m.Targets, m.Targets[0]) }, f.wheels, "lists targets [linux-x86_64, linux-x86_64]"},
-		{"a wheel named twice", func(m *release.Manifest) {
+		{"another digest", func(m *dist.Manifest) { m.Bundle.Dependencies[0].SHA256 = digest('e') }, f.wheels, "dependencies/example-21.12-py3-none-any.whl: manifest.json records sha256 " + digest('e') + ", the file has " + digest('b')},
+		{"another size", func(m *dist.Manifest) { m.Targets[0].Wheels[0].Size = 1 }, f.wheels, "wheels/demo_app-2.0-py3-none-any.whl: manifest.json records 1 bytes, the file has 1046"},
+		{"another name", func(m *dist.Manifest) { m.Bundle.Dependencies[0].Name = "example==21.13" }, f.wheels, "manifest.json names it example==21.13, its file name example==21.12"},
+		{"a dependency outside dependencies/", func(m *dist.Manifest) { m.Bundle.Dependencies[0].Path = "../example-21.12-py3-none-any.whl" }, f.wheels, `names the dependency "../example-21.12-py3-none-any.whl", which is not dependencies/NAME.whl`},
+		{"a release wheel in a folder", func(m *dist.Manifest) { m.Targets[0].Wheels[0].Path = "x/demo_app-2.0-py3-none-any.whl" }, f.wheels, "which is not a wheel file name"},
+		{"the two closure lists disagreeing", func(m *dist.Manifest) { m.Targets[0].Dependencies = m.Targets[0].Dependencies[:1] }, f.wheels, "targets[linux-x86_64].dependencies lists 1 wheels, bundle.dependencies 3"},
+		{"another target", func(m *dist.Manifest) { m.Targets[0].Name = "linux-aarch64" }, f.wheels, "lists targets [linux-aarch64]; a bundle's manifest lists its own target linux-x86_64 alone"},
+		{"two targets", func(m *dist.Manifest) { m.Targets = append(m.Targets, m.Targets[0]) }, f.wheels, "lists targets [linux-x86_64, linux-x86_64]"},
+		{"a wheel named twice", func(m *dist.Manifest) {
 			m.Bundle.Dependencies = append(m.Bundle.Dependencies, m.Bundle.Dependencies[0])
 		}, f.wheels, "dependencies/example-21.12-py3-none-any.whl: named twice in manifest.json"},
 	}
@@ -329,18 +329,18 @@ func TestCheckContents(t *testing.T) {
 func TestCheckBundleFacts(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		b    release.ManifestBundle
+		b    dist.ManifestBundle
 		want string // "" for none
 	}{
-		{"good", release.ManifestBundle{Target: "linux-x86_64", PlatformTag: "manylinux_2_17_x86_64", Pythons: []string{"3.11", "3.12"}}, ""},
-		{"a compressed tag set", release.ManifestBundle{Target: "t", PlatformTag: "manylinux_2_17_x86_64.manylinux2014_x86_64", Pythons: []string{"3.11"}}, ""},
-		{"a target with a newline", release.ManifestBundle{Target: "x\n--find-links /tmp", PlatformTag: "manylinux_2_17_x86_64", Pythons: []string{"3.11"}}, "is not a target name"},
-		{"a target naming an encoding", release.ManifestBundle{Target: "coding:utf_7", PlatformTag: "manylinux_2_17_x86_64", Pythons: []string{"3.11"}}, "is not a target name"},
-		{"an unknown platform", release.ManifestBundle{Target: "t", PlatformTag: "linux_x86_64", Pythons: []string{"3.11"}}, "platform_tag"},
-		{"two operating systems", release.ManifestBundle{Target: "t", PlatformTag: "manylinux_2_17_x86_64.win_amd64", Pythons: []string{"3.11"}}, "more than one operating system"},
-		{"no boundary", release.ManifestBundle{Target: "t", PlatformTag: "manylinux_2_17_x86_64"}, "names no support boundary"},
-		{"a bad Python", release.ManifestBundle{Target: "t", PlatformTag: "manylinux_2_17_x86_64", Pythons: []string{"3.11)]; import os"}}, "is not a CPython version"},
-		{"a Python twice", release.ManifestBundle{Target: "t", PlatformTag: "manylinux_2_17_x86_64", Pythons: []string{"3.11", "3.11"}}, "listed once"},
+		{"good", dist.ManifestBundle{Target: "linux-x86_64", PlatformTag: "manylinux_2_17_x86_64", Pythons: []string{"3.11", "3.12"}}, ""},
+		{"a compressed tag set", dist.ManifestBundle{Target: "t", PlatformTag: "manylinux_2_17_x86_64.manylinux2014_x86_64", Pythons: []string{"3.11"}}, ""},
+		{"a target with a newline", dist.ManifestBundle{Target: "x\n--find-links /tmp", PlatformTag: "manylinux_2_17_x86_64", Pythons: []string{"3.11"}}, "is not a target name"},
+		{"a target naming an encoding", dist.ManifestBundle{Target: "coding:utf_7", PlatformTag: "manylinux_2_17_x86_64", Pythons: []string{"3.11"}}, "is not a target name"},
+		{"an unknown platform", dist.ManifestBundle{Target: "t", PlatformTag: "linux_x86_64", Pythons: []string{"3.11"}}, "platform_tag"},
+		{"two operating systems", dist.ManifestBundle{Target: "t", PlatformTag: "manylinux_2_17_x86_64.win_amd64", Pythons: []string{"3.11"}}, "more than one operating system"},
+		{"no boundary", dist.ManifestBundle{Target: "t", PlatformTag: "manylinux_2_17_x86_64"}, "names no support boundary"},
+		{"a bad Python", dist.ManifestBundle{Target: "t", PlatformTag: "manylinux_2_17_x86_64", Pythons: []string{"3.11)]; import os"}}, "is not a CPython version"},
+		{"a Python twice", dist.ManifestBundle{Target: "t", PlatformTag: "manylinux_2_17_x86_64", Pythons: []string{"3.11", "3.11"}}, "listed once"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := strings.Join(checkBundleFacts(&tc.b), "\n")

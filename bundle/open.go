@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/bundle/deps"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/extract"
-	"github.com/mkrelease/mkrelease/release"
 	"github.com/mkrelease/mkrelease/wheel"
 )
 
@@ -102,7 +102,7 @@ type Opened struct {
 	// Root is the bundle's root folder.
 	Root string
 	// Manifest is its manifest.json (nil when unreadable).
-	Manifest *release.Manifest
+	Manifest *dist.Manifest
 	dir      string
 	// requirements is the sha256 of requirements.txt as checked; "" when
 	// a check failed, so Install refuses the bundle.
@@ -233,12 +233,12 @@ func Open(ctx context.Context, path string) (*Opened, *Report, error) {
 
 	rep.run(CheckManifest)
 	data, err := os.ReadFile(filepath.Join(o.Root, "manifest.json"))
-	var m release.Manifest
+	var m dist.Manifest
 	var tgt *deps.Target
 	switch {
 	case err != nil:
 		rep.add(CheckManifest, "manifest.json", "unreadable: %v", err)
-	case json.Unmarshal(data, &m) != nil || m.Schema != release.ManifestSchema:
+	case json.Unmarshal(data, &m) != nil || m.Schema != dist.ManifestSchema:
 		rep.add(CheckManifest, "manifest.json", "not an mkrelease manifest")
 	case m.Bundle == nil:
 		rep.add(CheckManifest, "manifest.json", "names no bundle target or support boundary")

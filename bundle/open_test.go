@@ -22,7 +22,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/bundle/deps"
-	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/release"
 )
@@ -127,7 +127,7 @@ func demoRelease(t *testing.T, stage string, build ...string) *release.Release {
 			cl.Packages = append([]deps.Resolved{{Name: "armonly", Version: "1.0", Files: []deps.File{testWheel(t, stage, "armonly", "1.0")}}}, cl.Packages...)
 		}
 		r.Closures[tg.Name] = cl
-		r.Artifacts.Add(artifact.Artifact{Kind: artifact.Wheel, Path: own.Name, Name: "demo-app", Target: tg.Name, SHA256: own.SHA256, Size: own.Size, PlatformTag: "any"})
+		r.Artifacts.Add(dist.Artifact{Kind: dist.KindWheel, Path: own.Name, Name: "demo-app", Target: tg.Name, SHA256: own.SHA256, Size: own.Size, PlatformTag: "any"})
 	}
 	return r
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/bundle/deps"
-	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/spdxexpr"
@@ -59,7 +59,7 @@ func (SBOMStage) Run(_ context.Context, r *release.Release) error {
 		return err
 	}
 	r.SBOM = data
-	r.Artifacts.Add(artifact.Artifact{Kind: artifact.SBOM, Path: name, SHA256: checksum.Bytes(data), Size: int64(len(data))})
+	r.Artifacts.Add(dist.Artifact{Kind: dist.KindSBOM, Path: name, SHA256: checksum.Bytes(data), Size: int64(len(data))})
 	return nil
 }
 

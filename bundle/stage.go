@@ -28,7 +28,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/bundle/deps"
-	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/release"
 )
 
@@ -43,7 +43,7 @@ func (e *ConfigError) Error() string { return "release.toml: " + e.Key + ": " + 
 func (e *ConfigError) ExitCode() int { return 2 }
 
 func skipWithoutWheels(r *release.Release) (string, bool) {
-	if len(r.Artifacts.Filter(artifact.ByKind(artifact.Wheel))) == 0 {
+	if len(r.Artifacts.Filter(dist.ByKind(dist.KindWheel))) == 0 {
 		return "no wheels were built", true
 	}
 	return "", false
@@ -92,7 +92,7 @@ func (ClosureStage) Run(ctx context.Context, r *release.Release) error {
 	for _, t := range r.Targets {
 		var roots []deps.Root
 		tag := ""
-		for _, a := range r.Artifacts.Filter(artifact.And(artifact.ByKind(artifact.Wheel), artifact.ByTarget(t.Name))) {
+		for _, a := range r.Artifacts.Filter(dist.And(dist.ByKind(dist.KindWheel), dist.ByTarget(t.Name))) {
 			root, err := deps.LoadOwn(filepath.Join(r.Stage, a.Path), a.SHA256, a.Size)
 			if err != nil {
 				return err

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/bundle/deps"
-	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/tarball"
@@ -41,7 +41,7 @@ func (Stage) Run(ctx context.Context, r *release.Release) error {
 	if err := atomicfile.WriteFile(filepath.Join(r.Stage, "RELEASE_NOTES.md"), []byte(n), 0o644); err != nil {
 		return err
 	}
-	r.Artifacts.Add(artifact.Artifact{Kind: artifact.Notes, Path: "RELEASE_NOTES.md", SHA256: checksum.Bytes([]byte(n)), Size: int64(len(n))})
+	r.Artifacts.Add(dist.Artifact{Kind: dist.KindNotes, Path: "RELEASE_NOTES.md", SHA256: checksum.Bytes([]byte(n)), Size: int64(len(n))})
 	for _, t := range r.Targets {
 		cl := r.Closures[t.Name]
 		if cl == nil {
@@ -132,7 +132,7 @@ func writeBundle(ctx context.Context, r *release.Release, target string, cl *dep
 	if err != nil {
 		return fmt.Errorf("bundle %s: %w", file, err)
 	}
-	r.Artifacts.Add(artifact.Artifact{Kind: artifact.Bundle, Path: file, Target: target, SHA256: sha, Size: size})
+	r.Artifacts.Add(dist.Artifact{Kind: dist.KindBundle, Path: file, Target: target, SHA256: sha, Size: size})
 	r.Logger.Info("bundle written", "bundle", file, "dependencies", len(cl.Packages))
 	return nil
 }
@@ -142,10 +142,10 @@ func writeBundle(ctx context.Context, r *release.Release, target string, cl *dep
 // support boundary and closure.
 func bundleManifest(r *release.Release, target string, cl *deps.Closure) ([]byte, error) {
 	m := release.TargetManifest(r, target)
-	b := &release.ManifestBundle{Target: target, PlatformTag: cl.Target.Platform, Pythons: cl.Target.Pythons, Dependencies: []release.ManifestArtifact{}}
+	b := &dist.ManifestBundle{Target: target, PlatformTag: cl.Target.Platform, Pythons: cl.Target.Pythons, Dependencies: []dist.ManifestArtifact{}}
 	for _, p := range cl.Packages {
 		for _, f := range p.Files {
-			b.Dependencies = append(b.Dependencies, release.ManifestArtifact{Path: path.Join("dependencies", f.Name), Name: p.Name + "==" + p.Version, Size: f.Size, SHA256: f.SHA256})
+			b.Dependencies = append(b.Dependencies, dist.ManifestArtifact{Path: path.Join("dependencies", f.Name), Name: p.Name + "==" + p.Version, Size: f.Size, SHA256: f.SHA256})
 		}
 	}
 	m.Bundle = b

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 )
 
@@ -22,7 +22,7 @@ func (ChecksumStage) String() string { return "checksums" }
 // Run writes the sidecars and SHA256SUMS.
 func (ChecksumStage) Run(_ context.Context, r *Release) error {
 	var sums checksum.Sums
-	for _, a := range r.Artifacts.Filter(artifact.Not(artifact.ByKind(artifact.Provenance))) {
+	for _, a := range r.Artifacts.Filter(dist.Not(dist.ByKind(dist.KindProvenance))) {
 		sums = append(sums, checksum.Sum{Name: a.Path, SHA256: a.SHA256})
 		if !strings.Contains(a.Path, "/") {
 			if err := checksum.WriteSidecar(filepath.Join(r.Stage, a.Path), a.SHA256); err != nil {

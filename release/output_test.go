@@ -11,7 +11,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
-	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/dist"
 )
 
 func TestCheckOutput(t *testing.T) {
@@ -24,7 +24,7 @@ func TestCheckOutput(t *testing.T) {
 		}
 		return p
 	}
-	ok := []string{filepath.Join(dir, "absent"), mk("empty", nil), mk("earlier", map[string]string{"manifest.json": `{"schema":"` + ManifestSchema + `"}`})}
+	ok := []string{filepath.Join(dir, "absent"), mk("empty", nil), mk("earlier", map[string]string{"manifest.json": `{"schema":"` + dist.ManifestSchema + `"}`})}
 	for _, p := range ok {
 		if err := CheckOutput(p); err != nil {
 			t.Errorf("CheckOutput(%s) = %v", p, err)
@@ -51,8 +51,8 @@ func TestManifestIsStable(t *testing.T) {
 			Epoch:   1793491200, Stage: stage,
 			Found: &lock.Lock{Sources: []lock.Source{{Name: "s", Kind: "local", Location: "src", Tree: "h1:x", Files: []string{"should not appear"}}}},
 		}
-		r.Artifacts.Add(artifact.Artifact{Kind: artifact.Binary, Path: "build/t1/b", Target: "t1", SHA256: "cc", Size: 1},
-			artifact.Artifact{Kind: artifact.Binary, Path: "build/t1/a", Target: "t1", SHA256: "dd", Size: 2})
+		r.Artifacts.Add(dist.Artifact{Kind: dist.KindBinary, Path: "build/t1/b", Target: "t1", SHA256: "cc", Size: 1},
+			dist.Artifact{Kind: dist.KindBinary, Path: "build/t1/a", Target: "t1", SHA256: "dd", Size: 2})
 		if err := (ManifestStage{}).Run(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func TestManifestIsStable(t *testing.T) {
 	if string(a) != string(b) {
 		t.Errorf("manifest differs between runs:\n%s\n%s", a, b)
 	}
-	var m Manifest
+	var m dist.Manifest
 	if err := json.Unmarshal(a, &m); err != nil {
 		t.Fatal(err)
 	}
@@ -102,9 +102,9 @@ func twoTargetRelease(build ...string) *Release {
 		}
 		r.Targets = append(r.Targets, t)
 		r.Artifacts.Add(
-			artifact.Artifact{Kind: artifact.Binary, Path: "build/" + t.Name + "/lib.so", Target: t.Name, Step: "lib", SHA256: "lib " + t.Name, Size: 1},
-			artifact.Artifact{Kind: artifact.Wheel, Path: "demo-1.0-py3-none-" + t.Name + ".whl", Name: "demo", Target: t.Name, PlatformTag: t.Name, SHA256: "whl " + t.Name, Size: 2},
-			artifact.Artifact{Kind: artifact.Bundle, Path: "demo-1.0-" + t.Name + ".tar.gz", Target: t.Name, SHA256: "bundle " + t.Name, Size: 3})
+			dist.Artifact{Kind: dist.KindBinary, Path: "build/" + t.Name + "/lib.so", Target: t.Name, Step: "lib", SHA256: "lib " + t.Name, Size: 1},
+			dist.Artifact{Kind: dist.KindWheel, Path: "demo-1.0-py3-none-" + t.Name + ".whl", Name: "demo", Target: t.Name, PlatformTag: t.Name, SHA256: "whl " + t.Name, Size: 2},
+			dist.Artifact{Kind: dist.KindBundle, Path: "demo-1.0-" + t.Name + ".tar.gz", Target: t.Name, SHA256: "bundle " + t.Name, Size: 3})
 	}
 	return r
 }
@@ -123,7 +123,7 @@ func TestTargetManifest(t *testing.T) {
 	} {
 		t.Run(tc.target, func(t *testing.T) {
 			both, alone := twoTargetRelease(tc.target, tc.other), twoTargetRelease(tc.target)
-			encode := func(m *Manifest) []byte {
+			encode := func(m *dist.KindManifest) []byte {
 				data, err := json.MarshalIndent(m, "", "  ")
 				if err != nil {
 					t.Fatal(err)
@@ -164,7 +164,7 @@ func TestTargetManifest(t *testing.T) {
 				}
 			}
 			want.Bundle = nil
-			if len(m.Targets) != 1 || string(encode(&Manifest{Targets: m.Targets})) != string(encode(&Manifest{Targets: []ManifestTarget{want}})) {
+			if len(m.Targets) != 1 || string(encode(&dist.dist.Manifest{Targets: m.Targets})) != string(encode(&dist.dist.Manifest{Targets: []dist.ManifestTarget{want}})) {
 				t.Errorf("targets = %+v, want [%+v]", m.Targets, want)
 			}
 		})

@@ -20,7 +20,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/bundle/deps"
-	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/dist"
 )
 
 // Release is the state of one pipeline run.
@@ -47,7 +47,7 @@ type Release struct {
 	NoCache bool
 
 	Logger    *slog.Logger
-	Artifacts artifact.List
+	Artifacts dist.List
 
 	// Found is what the sources stage found, in the shape of release.lock;
 	// it equals Lock once verified (minus per-file lists).

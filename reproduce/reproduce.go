@@ -27,10 +27,10 @@ import (
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/artdiff"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/provenance"
-	"github.com/mkrelease/mkrelease/release"
 )
 
 // Inputs are the digests a release records of its configuration.
@@ -80,14 +80,14 @@ func ReadInputs(dist string) (*Inputs, error) {
 	return in, nil
 }
 
-func readManifest(dist string) (*release.Manifest, error) {
-	data, err := os.ReadFile(filepath.Join(dist, "manifest.json"))
+func readManifest(dir string) (*dist.Manifest, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
 	if err != nil {
-		return nil, fmt.Errorf("%s is not an mkrelease output: %w", dist, err)
+		return nil, fmt.Errorf("%s is not an mkrelease output: %w", dir, err)
 	}
-	var m release.Manifest
-	if err := json.Unmarshal(data, &m); err != nil || m.Schema != release.ManifestSchema {
-		return nil, fmt.Errorf("%s: manifest.json is not an mkrelease manifest", dist)
+	var m dist.Manifest
+	if err := json.Unmarshal(data, &m); err != nil || m.Schema != dist.ManifestSchema {
+		return nil, fmt.Errorf("%s: manifest.json is not an mkrelease manifest", dir)
 	}
 	return &m, nil
 }

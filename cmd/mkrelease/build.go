@@ -8,7 +8,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/lock"
-	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/pipeline"
 	"github.com/mkrelease/mkrelease/release"
 	"github.com/spf13/cobra"
@@ -155,7 +155,7 @@ func buildRun(ctx context.Context, o *BuildOptions) error {
 		return writeJSON(o.Factory.IO.Out, rep)
 	}
 	w := o.Factory.IO.Out
-	for _, a := range r.Artifacts.Filter(artifact.Not(artifact.ByKind(artifact.Manifest))) {
+	for _, a := range r.Artifacts.Filter(dist.Not(dist.ByKind(dist.KindManifest))) {
 		fmt.Fprintf(w, "%s  %s\n", a.SHA256, a.Path)
 	}
 	fmt.Fprintf(w, "built %s %s for %s into %s: %d action%s (%d ran, %d cached); %s\n",

@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/provenance"
@@ -45,7 +45,7 @@ func (s Stage) Skip(r *release.Release) (string, bool) {
 	if s.Signer == nil {
 		return "no signing key for this run", true
 	}
-	if len(r.Artifacts.Filter(artifact.ByKind(artifact.Wheel))) == 0 {
+	if len(r.Artifacts.Filter(dist.ByKind(dist.KindWheel))) == 0 {
 		return "no wheels were built: nothing to vouch for", true
 	}
 	return "", false
@@ -81,7 +81,7 @@ func (s Stage) Run(ctx context.Context, r *release.Release) error {
 		if err := checksum.WriteSidecar(path, sha); err != nil {
 			return err
 		}
-		r.Artifacts.Add(artifact.Artifact{Kind: artifact.Provenance, Path: f.name, SHA256: sha, Size: int64(len(f.data))})
+		r.Artifacts.Add(dist.Artifact{Kind: dist.KindProvenance, Path: f.name, SHA256: sha, Size: int64(len(f.data))})
 	}
 	r.Logger.Info("provenance signed", "statement", envName, "key", provenance.KeyID(s.Signer.Public())[:16], "subjects", len(p.Subjects))
 	return nil
@@ -115,7 +115,7 @@ func Provenance(r *release.Release, getenv func(string) string, started, finishe
 	}
 	for _, a := range r.Artifacts.Filter(nil) {
 		switch a.Kind {
-		case artifact.Wheel, artifact.Bundle, artifact.SBOM:
+		case dist.KindWheel, dist.KindBundle, dist.KindSBOM:
 			p.Subjects = append(p.Subjects, provenance.Subject{Name: a.Path, SHA256: a.SHA256})
 		}
 	}

@@ -24,7 +24,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/build"
 	"github.com/mkrelease/mkrelease/build/config"
-	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/testhook"
 	"github.com/mkrelease/mkrelease/internal/treehash"
 	"github.com/mkrelease/mkrelease/release"
@@ -130,7 +130,7 @@ func buildTarget(ctx context.Context, r *release.Release, t config.Target) error
 		if err != nil {
 			return err
 		}
-		r.Artifacts.Add(artifact.Artifact{Kind: artifact.Wheel, Path: filepath.Base(res.Path), Target: t.Name,
+		r.Artifacts.Add(dist.Artifact{Kind: dist.KindWheel, Path: filepath.Base(res.Path), Target: t.Name,
 			Name: p.cfg.Name, PlatformTag: tag, SHA256: res.SHA256, Size: res.Size})
 		r.Logger.Info("wheel written", "wheel", filepath.Base(res.Path), "target", t.Name)
 	}

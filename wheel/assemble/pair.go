@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mkrelease/mkrelease/internal/artifact"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/pep508"
 	"github.com/mkrelease/mkrelease/internal/pyname"
 	"github.com/mkrelease/mkrelease/release"
@@ -35,7 +35,7 @@ func (e *PairError) ExitCode() int { return 1 }
 // check; it is not decompressed again here.)
 func CheckPairs(r *release.Release) error {
 	reports := map[string]*wheel.Report{} // by artifact path
-	for _, a := range r.Artifacts.Filter(artifact.ByKind(artifact.Wheel)) {
+	for _, a := range r.Artifacts.Filter(dist.ByKind(dist.KindWheel)) {
 		fn, md, err := wheel.ReadMetadata(filepath.Join(r.Stage, a.Path))
 		if err != nil {
 			return fmt.Errorf("reading back a wheel mkrelease wrote (a bug, please report it): %w", err)
@@ -67,13 +67,13 @@ func CheckPairs(r *release.Release) error {
 	return nil
 }
 
-func find(r *release.Release, name, target string) (artifact.Artifact, bool) {
-	for _, a := range r.Artifacts.Filter(artifact.And(artifact.ByKind(artifact.Wheel), artifact.ByTarget(target))) {
+func find(r *release.Release, name, target string) (dist.Artifact, bool) {
+	for _, a := range r.Artifacts.Filter(dist.And(dist.ByKind(dist.KindWheel), dist.ByTarget(target))) {
 		if a.Name == name {
 			return a, true
 		}
 	}
-	return artifact.Artifact{}, false
+	return dist.Artifact{}, false
 }
 
 // checkPair compares the plugin wheel a with the wheel b it pairs with.

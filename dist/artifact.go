@@ -2,7 +2,7 @@
 // typed kind, its path in the output folder, the target it belongs to and
 // its digest. Stages add artifacts as they write them; later stages select
 // them with filters that combine, and always get copies.
-package artifact
+package dist
 
 import (
 	"sort"
@@ -14,39 +14,39 @@ type Kind int
 
 // The artifact kinds.
 const (
-	// Binary is a build output (executable, shared library, header).
-	Binary Kind = iota + 1
-	// Manifest is the record of the build inputs and outputs.
-	Manifest
-	// Wheel is a Python wheel.
-	Wheel
-	// Bundle is an offline install bundle (.tar.gz) of one target.
-	Bundle
-	// SBOM is the SPDX document of the release.
-	SBOM
-	// Notes are the release notes.
-	Notes
-	// Provenance is a signed statement (DSSE envelope or Sigstore bundle):
+	// KindBinary is a build output (executable, shared library, header).
+	KindBinary Kind = iota + 1
+	// KindManifest is the record of the build inputs and outputs.
+	KindManifest
+	// KindWheel is a Python wheel.
+	KindWheel
+	// KindBundle is an offline install bundle (.tar.gz) of one target.
+	KindBundle
+	// KindSBOM is the SPDX document of the release.
+	KindSBOM
+	// KindNotes are the release notes.
+	KindNotes
+	// KindProvenance is a signed statement (DSSE envelope or Sigstore bundle):
 	// not reproducible, not in SHA256SUMS.
-	Provenance
+	KindProvenance
 )
 
 // String names the kind.
 func (k Kind) String() string {
 	switch k {
-	case Binary:
+	case KindBinary:
 		return "binary"
-	case Manifest:
+	case KindManifest:
 		return "manifest"
-	case Wheel:
+	case KindWheel:
 		return "wheel"
-	case Bundle:
+	case KindBundle:
 		return "bundle"
-	case SBOM:
+	case KindSBOM:
 		return "sbom"
-	case Notes:
+	case KindNotes:
 		return "notes"
-	case Provenance:
+	case KindProvenance:
 		return "provenance"
 	}
 	return "unknown"
