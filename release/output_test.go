@@ -123,7 +123,7 @@ func TestTargetManifest(t *testing.T) {
 	} {
 		t.Run(tc.target, func(t *testing.T) {
 			both, alone := twoTargetRelease(tc.target, tc.other), twoTargetRelease(tc.target)
-			encode := func(m *dist.KindManifest) []byte {
+			encode := func(m *dist.Manifest) []byte {
 				data, err := json.MarshalIndent(m, "", "  ")
 				if err != nil {
 					t.Fatal(err)
