@@ -157,7 +157,7 @@ func TestTargetManifest(t *testing.T) {
 				}
 			}
 			// Its target entry is the release manifest's, less the bundle.
-			var want ManifestTarget
+			var want dist.ManifestTarget
 			for _, mt := range BuildManifest(both).Targets {
 				if mt.Name == tc.target {
 					want = mt
