@@ -164,7 +164,7 @@ func TestTargetManifest(t *testing.T) {
 				}
 			}
 			want.Bundle = nil
-			if len(m.Targets) != 1 || string(encode(&dist.dist.Manifest{Targets: m.Targets})) != string(encode(&dist.dist.Manifest{Targets: []dist.ManifestTarget{want}})) {
+			if len(m.Targets) != 1 || string(encode(&dist.Manifest{Targets: m.Targets})) != string(encode(&dist.Manifest{Targets: []dist.ManifestTarget{want}})) {
 				t.Errorf("targets = %+v, want [%+v]", m.Targets, want)
 			}
 		})
