@@ -40,13 +40,13 @@ func BuildManifest(r *Release) *dist.Manifest {
 	m.Config.Files = projectFiles(r.Config)
 	if f := r.Found; f != nil {
 		for _, s := range f.Sources {
-			m.Sources = append(m.Sources, dist.ManifestSource{s.Name, s.Kind, s.Location, s.Commit, s.CommitTime, s.SHA256, s.Tree})
+			m.Sources = append(m.Sources, dist.ManifestSource{Name: s.Name, Kind: s.Kind, Location: s.Location, Commit: s.Commit, CommitTime: s.CommitTime, SHA256: s.SHA256, Tree: s.Tree})
 		}
 		for _, o := range f.Overlays {
-			m.Overlays = append(m.Overlays, dist.ManifestOverlay{o.Name, o.Source, o.Kind, o.Path, o.Digest, o.Result})
+			m.Overlays = append(m.Overlays, dist.ManifestOverlay{Name: o.Name, Source: o.Source, Kind: o.Kind, Path: o.Path, Digest: o.Digest, Result: o.Result})
 		}
 		for _, t := range f.Toolchains {
-			m.Toolchains = append(m.Toolchains, dist.ManifestToolchain{t.Name, t.Target, t.Version})
+			m.Toolchains = append(m.Toolchains, dist.ManifestToolchain{Name: t.Name, Target: t.Target, Version: t.Version})
 		}
 	}
 	for _, t := range r.Targets {
