@@ -102,7 +102,7 @@ func Paths(ctx context.Context, paths []string, o Options) (*Report, error) {
 			items, err = Channel(ctx, p, o)
 		case st.IsDir():
 			items, err = Dist(ctx, p, o)
-		case evidence.IsFile(base) && !strings.HasSuffix(base, checksum.SidecarSuffix):
+		case evidence.IsFile(base) && !strings.HasSuffix(base, dist.SidecarSuffix):
 			archive := strings.TrimSuffix(p, ".intoto.jsonl")
 			if !strings.HasSuffix(archive, ".tar.gz") {
 				archive += ".tar.gz"
@@ -122,7 +122,7 @@ func Paths(ctx context.Context, paths []string, o Options) (*Report, error) {
 			var it Item
 			it, _, err = Bundle(ctx, p)
 			items = []Item{it}
-		case strings.HasSuffix(base, checksum.SidecarSuffix):
+		case strings.HasSuffix(base, dist.SidecarSuffix):
 			items = []Item{Sidecar(p)}
 		case base == "SHA256SUMS":
 			items = []Item{Sums(ctx, p)}
@@ -207,7 +207,7 @@ func Bundle(ctx context.Context, path string) (Item, map[string]string, error) {
 // Sidecar audits a FILE.sha256 against FILE.
 func Sidecar(path string) Item {
 	it := newItem(path, "sidecar")
-	r, err := checksum.VerifySidecar(path)
+	r, err := dist.VerifySidecar(path)
 	if err != nil {
 		it.check("sidecar", Finding{File: filepath.Base(path), Msg: err.Error()})
 		return it.Item
@@ -247,7 +247,7 @@ func listFindings(list string, r checksum.Report) []Finding {
 // the sidecars and itself (signed statements join them in a later stage).
 // Evidence (never reproducible) is not listed either; it carries its own
 // SHA256SUMS and sidecar.
-var unlistedOK = []string{"SHA256SUMS", "*" + checksum.SidecarSuffix, "*.intoto.jsonl", "*.sigstore.json", "*" + evidence.Infix + "*"}
+var unlistedOK = []string{"SHA256SUMS", "*" + dist.SidecarSuffix, "*.intoto.jsonl", "*.sigstore.json", "*" + evidence.Infix + "*"}
 
 // Dist audits an output folder: the folder's own checks first, then each
 // wheel and bundle in it.
@@ -282,12 +282,12 @@ func Dist(ctx context.Context, dir string, o Options) ([]Item, error) {
 		if e.IsDir() || name == "SHA256SUMS" {
 			continue
 		}
-		if art, ok := strings.CutSuffix(name, checksum.SidecarSuffix); ok {
+		if art, ok := strings.CutSuffix(name, dist.SidecarSuffix); ok {
 			if !files[art] {
 				sidecarFindings = append(sidecarFindings, Finding{File: name, Msg: "sidecar of " + art + ", which is missing"})
 				continue
 			}
-			r, err := checksum.VerifySidecar(filepath.Join(dir, name))
+			r, err := dist.VerifySidecar(filepath.Join(dir, name))
 			if err != nil {
 				sidecarFindings = append(sidecarFindings, Finding{File: name, Msg: err.Error()})
 			} else {
@@ -295,8 +295,8 @@ func Dist(ctx context.Context, dir string, o Options) ([]Item, error) {
 			}
 			continue
 		}
-		if !files[name+checksum.SidecarSuffix] {
-			sidecarFindings = append(sidecarFindings, Finding{File: name, Msg: "has no " + name + checksum.SidecarSuffix + " sidecar"})
+		if !files[name+dist.SidecarSuffix] {
+			sidecarFindings = append(sidecarFindings, Finding{File: name, Msg: "has no " + name + dist.SidecarSuffix + " sidecar"})
 		}
 		switch {
 		case evidence.IsFile(name):

@@ -126,15 +126,15 @@ func Open(ctx context.Context, path string) (*Opened, *Report, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil, err
 	}
-	if _, err := os.Stat(checksum.SidecarPath(path)); err != nil {
+	if _, err := os.Stat(dist.SidecarPath(path)); err != nil {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no sidecar %s next to the bundle: nothing shows that %s is the file that was released; fetch its .sha256 too, or compare its sha256 with the release's SHA256SUMS",
-			filepath.Base(checksum.SidecarPath(path)), filepath.Base(path)))
+			filepath.Base(dist.SidecarPath(path)), filepath.Base(path)))
 	} else {
 		rep.run(CheckSidecar)
-		sr, err := checksum.VerifySidecar(checksum.SidecarPath(path))
+		sr, err := dist.VerifySidecar(dist.SidecarPath(path))
 		switch {
 		case err != nil:
-			rep.add(CheckSidecar, filepath.Base(checksum.SidecarPath(path)), "%v", err)
+			rep.add(CheckSidecar, filepath.Base(dist.SidecarPath(path)), "%v", err)
 		case !sr.OK():
 			for _, f := range sr.Findings {
 				rep.add(CheckSidecar, f.Name, "%s", f.String())

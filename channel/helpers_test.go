@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/wheel"
 )
@@ -108,13 +109,13 @@ func makeRelease(t testing.TB, version, salt string) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := checksum.WriteSidecar(p, sha); err != nil {
+		if err := dist.WriteSidecar(p, sha); err != nil {
 			t.Fatal(err)
 		}
 		if slices.Contains(reproducible, p) {
 			sums = append(sums, checksum.Sum{Name: filepath.Base(p), SHA256: sha})
 		}
-		assets = append(assets, p, checksum.SidecarPath(p))
+		assets = append(assets, p, dist.SidecarPath(p))
 	}
 	if err := checksum.WriteSums(filepath.Join(dir, "SHA256SUMS"), sums); err != nil {
 		t.Fatal(err)

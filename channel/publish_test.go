@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mkrelease/mkrelease/bundle/deps"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/wheel"
 )
@@ -557,7 +558,7 @@ func resign(t *testing.T, assets []string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := checksum.WriteSidecar(a, sha); err != nil {
+			if err := dist.WriteSidecar(a, sha); err != nil {
 				t.Fatal(err)
 			}
 		}

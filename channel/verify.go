@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/fsmode"
 	"github.com/mkrelease/mkrelease/wheel"
@@ -291,8 +292,8 @@ func (r *Report) checkReleaseSums(ctx context.Context, root string, st *State) e
 		for _, a := range v.Assets {
 			file := filepath.Join(dir, a.Name)
 			switch {
-			case strings.HasSuffix(a.Name, checksum.SidecarSuffix):
-				res, err := checksum.VerifySidecar(file)
+			case strings.HasSuffix(a.Name, dist.SidecarSuffix):
+				res, err := dist.VerifySidecar(file)
 				if err != nil {
 					r.add(rel(a.Name), CheckSidecar, "%v", err)
 					continue

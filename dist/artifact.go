@@ -1,22 +1,26 @@
-// Package artifact is the registry of files a release produces: each has a
-// typed kind, its path in the output folder, the target it belongs to and
-// its digest. Stages add artifacts as they write them; later stages select
-// them with filters that combine, and always get copies.
 package dist
 
 import (
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 )
 
-// Kind is what an artifact is.
+// Kind is what a file of a release folder is.
 type Kind int
 
-// The artifact kinds.
+// The kinds. The reproducible ones are artifacts: the artifact list and
+// SHA256SUMS list them, each has a sidecar. Signed statements and evidence
+// are taken or signed after the build and differ on every run.
 const (
-	// KindBinary is a build output (executable, shared library, header).
-	KindBinary Kind = iota + 1
-	// KindManifest is the record of the build inputs and outputs.
+	// KindOther is a file no pattern of the release matches.
+	KindOther Kind = iota
+	// KindBinary is a build output (executable, shared library, header),
+	// under build/TARGET/.
+	KindBinary
+	// KindManifest is manifest.json, the record of the build inputs and
+	// outputs.
 	KindManifest
 	// KindWheel is a Python wheel.
 	KindWheel
@@ -24,49 +28,121 @@ const (
 	KindBundle
 	// KindSBOM is the SPDX document of the release.
 	KindSBOM
+	// KindCycloneDX is a CycloneDX document of the release.
+	KindCycloneDX
 	// KindNotes are the release notes.
 	KindNotes
-	// KindProvenance is a signed statement (DSSE envelope or Sigstore bundle):
-	// not reproducible, not in SHA256SUMS.
+	// KindArtifacts is the artifact list, artifacts.json.
+	KindArtifacts
+	// KindChecksums is SHA256SUMS.
+	KindChecksums
+	// KindSidecar is a FILE.sha256 sidecar.
+	KindSidecar
+	// KindProvenance is the signed provenance (DSSE envelopes or a
+	// Sigstore bundle).
 	KindProvenance
+	// KindEvidence is a target's verifier evidence archive.
+	KindEvidence
+	// KindEvidenceStatements are the signed statements of an evidence
+	// archive.
+	KindEvidenceStatements
+	// KindVSA is a signed verification summary.
+	KindVSA
 )
 
-// String names the kind.
-func (k Kind) String() string {
+// spec holds the name and the properties of each kind.
+func (k Kind) spec() (name string, reproducible, subject bool) {
 	switch k {
 	case KindBinary:
-		return "binary"
+		return "binary", true, false
 	case KindManifest:
-		return "manifest"
+		return "manifest", true, false
 	case KindWheel:
-		return "wheel"
+		return "wheel", true, true
 	case KindBundle:
-		return "bundle"
+		return "bundle", true, true
 	case KindSBOM:
-		return "sbom"
+		return "sbom", true, true
+	case KindCycloneDX:
+		return "cyclonedx", true, true
 	case KindNotes:
-		return "notes"
+		return "notes", true, false
+	case KindArtifacts:
+		return "artifacts", true, false
+	case KindChecksums:
+		return "checksums", false, false
+	case KindSidecar:
+		return "sidecar", false, false
 	case KindProvenance:
-		return "provenance"
+		return "provenance", false, false
+	case KindEvidence:
+		return "evidence", false, false
+	case KindEvidenceStatements:
+		return "evidence-statements", false, false
+	case KindVSA:
+		return "vsa", false, false
 	}
-	return "unknown"
+	return "other", false, false
 }
+
+// String names the kind, as the artifact list and the policy input spell
+// it.
+func (k Kind) String() string { name, _, _ := k.spec(); return name }
+
+// Reproducible reports whether files of kind k are a pure function of the
+// release's inputs: those are the artifacts, listed in the artifact list
+// and SHA256SUMS, each with a sidecar. SHA256SUMS and the sidecars are
+// derived from the list, so they are not artifacts themselves.
+func (k Kind) Reproducible() bool { _, r, _ := k.spec(); return r }
+
+// Subject reports whether the signed provenance names files of kind k as
+// its subjects (and so the verification summary too): what a user
+// installs or audits, not the records about them.
+func (k Kind) Subject() bool { _, _, s := k.spec(); return s }
+
+// ParseKind returns the kind a name (as [Kind.String] spells it) stands
+// for.
+func ParseKind(name string) (Kind, bool) {
+	for k := KindBinary; k <= KindVSA; k++ {
+		if k.String() == name {
+			return k, true
+		}
+	}
+	return KindOther, name == "other"
+}
+
+// MarshalText spells the kind.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind's name; an unknown name is an error.
+func (k *Kind) UnmarshalText(b []byte) error {
+	v, ok := ParseKind(string(b))
+	if !ok {
+		return &unknownKindError{string(b)}
+	}
+	*k = v
+	return nil
+}
+
+type unknownKindError struct{ name string }
+
+func (e *unknownKindError) Error() string { return "unknown artifact kind " + strconv.Quote(e.name) }
 
 // Artifact is one file of the release.
 type Artifact struct {
-	Kind Kind
+	Kind Kind `json:"kind"`
 	// Path is slash-separated, relative to the output folder.
-	Path string
+	Path string `json:"path"`
 	// Target is the target the file belongs to ("" when shared).
-	Target string
+	Target string `json:"target,omitempty"`
 	// Step is the build step that produced it, for binaries.
-	Step string
+	Step string `json:"step,omitempty"`
 	// Name is the distribution name, for wheels.
-	Name string
+	Name string `json:"distribution,omitempty"`
 	// PlatformTag is the platform tag, for wheels.
-	PlatformTag string
-	SHA256      string
-	Size        int64
+	PlatformTag string `json:"platform_tag,omitempty"`
+	SHA256      string `json:"sha256"`
+	Size        int64  `json:"size"`
 }
 
 // Filter selects artifacts.
@@ -88,6 +164,29 @@ func And(fs ...Filter) Filter {
 		}
 		return true
 	}
+}
+
+// Or selects artifacts any filter selects.
+func Or(fs ...Filter) Filter {
+	return func(a Artifact) bool {
+		for _, f := range fs {
+			if f(a) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// Subjects selects what the signed provenance and the verification
+// summary vouch for ([Kind.Subject]): one filter for every signer and
+// checker.
+func Subjects() Filter { return func(a Artifact) bool { return a.Kind.Subject() } }
+
+// TopLevel selects the files at the top of the release folder (not the
+// build outputs under build/).
+func TopLevel() Filter {
+	return func(a Artifact) bool { return !strings.Contains(a.Path, "/") }
 }
 
 // Not selects what f does not.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/audit"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/internal/checksum"
@@ -57,11 +58,11 @@ func (s *selection) targetOfWheel(name string) string {
 }
 
 // selectAssets chooses the files of dist to publish (see the package doc).
-func selectAssets(ctx context.Context, dist, project, version string, targets, skipped []string, staging string) (*selection, error) {
+func selectAssets(ctx context.Context, dir, project, version string, targets, skipped []string, staging string) (*selection, error) {
 	sel := &selection{wheelsOf: map[string]map[string]string{}, missing: map[string]string{}, excluded: map[string]bool{}}
 	keep := map[string]bool{} // wheels a released bundle holds
 	for _, t := range targets {
-		p := filepath.Join(dist, bundleName(project, version, t))
+		p := filepath.Join(dir, bundleName(project, version, t))
 		if _, err := os.Stat(p); err != nil {
 			sel.wheelsOf[t] = nil
 			sel.missing[t] = filepath.Base(p)
@@ -80,7 +81,7 @@ func selectAssets(ctx context.Context, dist, project, version string, targets, s
 	for _, t := range skipped {
 		b := bundleName(project, version, t)
 		sel.excluded[b] = true
-		if ws, err := runner.BundleWheels(ctx, filepath.Join(dist, b)); err == nil {
+		if ws, err := runner.BundleWheels(ctx, filepath.Join(dir, b)); err == nil {
 			for w := range ws {
 				if !keep[w] {
 					sel.excluded[w] = true
@@ -88,16 +89,16 @@ func selectAssets(ctx context.Context, dist, project, version string, targets, s
 			}
 		}
 	}
-	entries, err := os.ReadDir(dist)
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || name == "SHA256SUMS" || strings.HasSuffix(name, provenance.VSASuffix) || strings.HasSuffix(name, provenance.VSASuffix+checksum.SidecarSuffix) {
+		if e.IsDir() || name == "SHA256SUMS" || strings.HasSuffix(name, provenance.VSASuffix) || strings.HasSuffix(name, provenance.VSASuffix+dist.SidecarSuffix) {
 			continue
 		}
-		art := strings.TrimSuffix(name, checksum.SidecarSuffix)
+		art := strings.TrimSuffix(name, dist.SidecarSuffix)
 		if evidence.IsFile(name) {
 			for _, t := range skipped {
 				if strings.HasPrefix(name, evidence.Name(project, version, t)+".") {
@@ -112,12 +113,12 @@ func selectAssets(ctx context.Context, dist, project, version string, targets, s
 		if sel.excluded[name] {
 			continue
 		}
-		sel.paths = append(sel.paths, filepath.Join(dist, name))
+		sel.paths = append(sel.paths, filepath.Join(dir, name))
 	}
 	// The folder's SHA256SUMS also lists files that are not published (the
 	// build/ folder, the skipped targets'): publish its lines for the
 	// assets only.
-	sums := filepath.Join(dist, "SHA256SUMS")
+	sums := filepath.Join(dir, "SHA256SUMS")
 	if _, err := os.Stat(sums); err == nil {
 		if list, err := checksum.ReadSums(sums); err == nil {
 			var kept checksum.Sums
@@ -145,7 +146,7 @@ func kind(name string) string {
 	switch {
 	case evidence.IsFile(name):
 		return ""
-	case strings.HasSuffix(name, checksum.SidecarSuffix):
+	case strings.HasSuffix(name, dist.SidecarSuffix):
 		return "sidecar"
 	case name == "SHA256SUMS":
 		return "checksums"
@@ -170,7 +171,7 @@ func kind(name string) string {
 // it, and its digest from digests (by name). A finding about a file left
 // out with a skipped target is dropped; one that names no asset is reported
 // on the folder itself.
-func artifacts(dist string, items []audit.Item, sel *selection, digests map[string]string) []policies.Artifact {
+func artifacts(dir string, items []audit.Item, sel *selection, digests map[string]string) []policies.Artifact {
 	by := map[string][]string{}
 	var folder []string
 	attribute := func(file, text string) {
@@ -236,10 +237,10 @@ func artifacts(dist string, items []audit.Item, sel *selection, digests map[stri
 		out = append(out, a)
 	}
 	for t, name := range sel.missing {
-		out = append(out, policies.Artifact{Name: name, Kind: "bundle", Target: t, Findings: []string{"missing from " + dist}})
+		out = append(out, policies.Artifact{Name: name, Kind: "bundle", Target: t, Findings: []string{"missing from " + dir}})
 	}
 	if len(folder) > 0 {
-		out = append(out, policies.Artifact{Name: filepath.Base(dist) + "/", Kind: "folder", Findings: folder})
+		out = append(out, policies.Artifact{Name: filepath.Base(dir) + "/", Kind: "folder", Findings: folder})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out

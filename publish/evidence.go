@@ -32,10 +32,10 @@ var evidenceCheck = map[string]string{
 // checkEvidence checks target's evidence in dist against wheels, the
 // exact wheels of its bundle (nil when the bundle cannot be read), and
 // those wheels against the published ones (digests, by file name).
-func checkEvidence(ctx context.Context, dist, project, version, target string, wheels, digests map[string]string, keys []crypto.PublicKey) (policies.Evidence, error) {
+func checkEvidence(ctx context.Context, dir, project, version, target string, wheels, digests map[string]string, keys []crypto.PublicKey) (policies.Evidence, error) {
 	name := evidenceName(project, version, target)
 	e := policies.Evidence{Target: target, File: name}
-	archive := filepath.Join(dist, name)
+	archive := filepath.Join(dir, name)
 	if _, err := os.Stat(archive); err != nil {
 		return e, nil
 	}

@@ -47,8 +47,8 @@ import (
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/bundle"
 	"github.com/mkrelease/mkrelease/channel"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/evidence"
-	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/policies"
 	"github.com/mkrelease/mkrelease/provenance"
 )
@@ -167,7 +167,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	vsaName := project + "-" + version + provenance.VSASuffix
-	volatile := []string{vsaName, vsaName + checksum.SidecarSuffix}
+	volatile := []string{vsaName, vsaName + dist.SidecarSuffix}
 	rel := channel.Release{Project: project, Version: version, Assets: sel.paths, AllowDowngrade: o.AllowDowngrade, Volatile: volatile}
 	plan, err := ch.Plan(ctx, rel)
 	if err != nil {
@@ -243,14 +243,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := writeVSA(ctx, vsaPath, o.Signer, o.Dist, in, d, pf, now()); err != nil {
 		return nil, err
 	}
-	rel.Assets = append(slices.Clone(sel.paths), vsaPath, checksum.SidecarPath(vsaPath))
+	rel.Assets = append(slices.Clone(sel.paths), vsaPath, dist.SidecarPath(vsaPath))
 	log.Info("publishing", "channel", o.To, "version", version, "assets", len(rel.Assets))
 	cres, err := channel.Publish(ctx, o.To, rel)
 	if err != nil {
 		return res, err
 	}
 	res.Channel, res.NoOp, res.VSA = cres, cres.NoOp, vsaName
-	res.Assets = append(res.Assets, vsaName, vsaName+checksum.SidecarSuffix)
+	res.Assets = append(res.Assets, vsaName, vsaName+dist.SidecarSuffix)
 	slices.Sort(res.Assets)
 	return res, nil
 }
@@ -301,9 +301,9 @@ func bundleName(project, version, target string) string {
 // TargetsWithEvidence splits the targets of cfg, in its order, into those
 // whose evidence archive is in the release folder dist and those whose is
 // not.
-func TargetsWithEvidence(cfg *config.Config, dist string) (with, without []string) {
+func TargetsWithEvidence(cfg *config.Config, dir string) (with, without []string) {
 	for _, t := range cfg.TargetNames() {
-		if _, err := os.Stat(filepath.Join(dist, evidenceName(cfg.Project.NormalizedName, cfg.Project.Version, t))); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, evidenceName(cfg.Project.NormalizedName, cfg.Project.Version, t))); err == nil {
 			with = append(with, t)
 		} else {
 			without = append(without, t)

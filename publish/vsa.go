@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mkrelease/mkrelease/audit"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/policies"
@@ -29,7 +30,7 @@ func PolicyDigest(ps []policies.PolicyDigest) string {
 // vsa is the verification summary of an allowed release: its subjects are
 // the published wheels, bundles and SBOM; its input attestations the
 // provenance and the evidence statements the decision read.
-func vsa(dist string, in policies.Input, d *policies.Decision, pf audit.ProvenanceFacts, now time.Time) (provenance.VSA, error) {
+func vsa(dir string, in policies.Input, d *policies.Decision, pf audit.ProvenanceFacts, now time.Time) (provenance.VSA, error) {
 	v := provenance.VSA{
 		VerifierID:      VerifierID,
 		VerifierVersion: map[string]string{"mkrelease": release.ToolVersion},
@@ -64,7 +65,7 @@ func vsa(dist string, in policies.Input, d *policies.Decision, pf audit.Provenan
 			continue
 		}
 		st := strings.TrimSuffix(e.File, ".tar.gz") + ".intoto.jsonl"
-		sha, _, err := checksum.File(filepath.Join(dist, st))
+		sha, _, err := checksum.File(filepath.Join(dir, st))
 		if err != nil {
 			return v, fmt.Errorf("publish: evidence statements of %s: %w", e.Target, err)
 		}
@@ -75,8 +76,8 @@ func vsa(dist string, in policies.Input, d *policies.Decision, pf audit.Provenan
 
 // writeVSA signs the verification summary and writes it to path (DSSE,
 // one JSON line) with its sidecar.
-func writeVSA(ctx context.Context, path string, s provenance.Signer, dist string, in policies.Input, d *policies.Decision, pf audit.ProvenanceFacts, now time.Time) error {
-	v, err := vsa(dist, in, d, pf, now)
+func writeVSA(ctx context.Context, path string, s provenance.Signer, dir string, in policies.Input, d *policies.Decision, pf audit.ProvenanceFacts, now time.Time) error {
+	v, err := vsa(dir, in, d, pf, now)
 	if err != nil {
 		return err
 	}
@@ -91,5 +92,5 @@ func writeVSA(ctx context.Context, path string, s provenance.Signer, dist string
 	if err := atomicfile.WriteFile(path, env, 0o644); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
-	return checksum.WriteSidecar(path, checksum.Bytes(env))
+	return dist.WriteSidecar(path, checksum.Bytes(env))
 }

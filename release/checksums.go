@@ -2,33 +2,30 @@ package release
 
 import (
 	"context"
-	"path/filepath"
-	"strings"
 
 	"github.com/mkrelease/mkrelease/dist"
-	"github.com/mkrelease/mkrelease/internal/checksum"
 )
 
-// ChecksumStage writes a NAME.sha256 sidecar beside every top-level
-// artifact and SHA256SUMS listing every artifact of the output folder
-// (build outputs under build/ included), from the digests recorded when
-// each was written. Both are in `sha256sum -c` format. It runs after every
-// stage that writes an artifact.
+// ChecksumStage writes the artifact list (artifacts.json: every
+// reproducible artifact of the output folder, build outputs under build/
+// included, with the digests recorded when each was written), SHA256SUMS
+// derived from it, and a NAME.sha256 sidecar beside every top-level
+// artifact, in `sha256sum -c` format. It runs after every stage that
+// writes a reproducible artifact; the signed statements come later and are
+// in neither.
 type ChecksumStage struct{}
 
 // String names the stage.
 func (ChecksumStage) String() string { return "checksums" }
 
-// Run writes the sidecars and SHA256SUMS.
+// Run writes the list, the sidecars and SHA256SUMS.
 func (ChecksumStage) Run(_ context.Context, r *Release) error {
-	var sums checksum.Sums
-	for _, a := range r.Artifacts.Filter(dist.Not(dist.ByKind(dist.KindProvenance))) {
-		sums = append(sums, checksum.Sum{Name: a.Path, SHA256: a.SHA256})
-		if !strings.Contains(a.Path, "/") {
-			if err := checksum.WriteSidecar(filepath.Join(r.Stage, a.Path), a.SHA256); err != nil {
-				return err
-			}
-		}
+	p := r.Config.Project
+	list := dist.NewArtifactList(p.NormalizedName, p.Version, r.Artifacts.Filter(nil))
+	self, err := dist.WriteArtifactList(r.Stage, list)
+	if err != nil {
+		return err
 	}
-	return checksum.WriteSums(filepath.Join(r.Stage, "SHA256SUMS"), sums)
+	r.Artifacts.Add(self)
+	return nil
 }

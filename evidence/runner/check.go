@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/evidence/sanitize"
 	"github.com/mkrelease/mkrelease/evidence/store"
@@ -111,14 +112,14 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 	rep := &Report{Archive: archive, Findings: []Finding{}}
 	base := filepath.Base(archive)
 	name := strings.TrimSuffix(base, ".tar.gz")
-	if _, err := os.Stat(checksum.SidecarPath(archive)); err == nil {
+	if _, err := os.Stat(dist.SidecarPath(archive)); err == nil {
 		rep.run(CheckSidecar)
-		sr, err := checksum.VerifySidecar(checksum.SidecarPath(archive))
+		sr, err := dist.VerifySidecar(dist.SidecarPath(archive))
 		if err != nil {
-			rep.add(CheckSidecar, base+checksum.SidecarSuffix, "%v", err)
+			rep.add(CheckSidecar, base+dist.SidecarSuffix, "%v", err)
 		} else {
 			for _, f := range sr.Findings {
-				rep.add(CheckSidecar, base+checksum.SidecarSuffix, "%s", f.String())
+				rep.add(CheckSidecar, base+dist.SidecarSuffix, "%s", f.String())
 			}
 		}
 	}

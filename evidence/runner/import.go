@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/mkrelease/mkrelease/bundle"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
@@ -92,7 +93,7 @@ func Import(ctx context.Context, path string, o ImportOptions) (*Report, error) 
 		if err != nil {
 			return rep, fmt.Errorf("evidence import: %w", err)
 		}
-		if err := checksum.WriteSidecar(dst, sha); err != nil {
+		if err := dist.WriteSidecar(dst, sha); err != nil {
 			return rep, fmt.Errorf("evidence import: %w", err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/evidence/store"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
@@ -70,7 +71,7 @@ func pack(ctx context.Context, o RunOptions, stage, name string, run store.Run, 
 	if err != nil {
 		return "", "", fmt.Errorf("evidence: %w", err)
 	}
-	if err := checksum.WriteSidecar(archive, sha); err != nil {
+	if err := dist.WriteSidecar(archive, sha); err != nil {
 		return "", "", err
 	}
 	subjects := []provenance.Subject{{Name: filepath.Base(archive), SHA256: sha}}
@@ -105,7 +106,7 @@ func pack(ctx context.Context, o RunOptions, stage, name string, run store.Run, 
 	if err := atomicfile.WriteFile(statements, lines.Bytes(), 0o644); err != nil {
 		return "", "", err
 	}
-	if err := checksum.WriteSidecar(statements, checksum.Bytes(lines.Bytes())); err != nil {
+	if err := dist.WriteSidecar(statements, checksum.Bytes(lines.Bytes())); err != nil {
 		return "", "", err
 	}
 	return archive, statements, nil

@@ -201,7 +201,7 @@ func TestToolsAcceptWhatWeWrite(t *testing.T) {
 		if strings.Contains(sum.Name, "/") {
 			continue
 		}
-		if err := WriteSidecar(filepath.Join(dir, sum.Name), sum.SHA256); err != nil {
+		if err := WriteSums(filepath.Join(dir, sum.Name+".sha256"), Sums{sum}); err != nil {
 			t.Fatal(err)
 		}
 		sidecars = append(sidecars, sum.Name+".sha256")
@@ -419,65 +419,15 @@ func TestReportJSON(t *testing.T) {
 	}
 }
 
-func TestSidecar(t *testing.T) {
-	dir, s := release(t)
-	art := filepath.Join(dir, "vexl-0.3.0-linux-x86_64.tar.gz")
-	sha, _ := s.Lookup("vexl-0.3.0-linux-x86_64.tar.gz")
-	if err := WriteSidecar(art, strings.ToUpper(sha)); err != nil {
-		t.Fatal(err)
-	}
-	side := SidecarPath(art)
-	rep, err := VerifySidecar(side)
-	if err != nil || !rep.OK() || !reflect.DeepEqual(rep.Verified, []string{"vexl-0.3.0-linux-x86_64.tar.gz"}) {
-		t.Fatalf("%v %v %v", rep.Err(), err, rep.Verified)
-	}
-
-	os.WriteFile(art, []byte("tampered"), 0o644)
-	rep, _ = VerifySidecar(side)
-	check(t, rep, want{"vexl-0.3.0-linux-x86_64.tar.gz", Mismatch, ""})
-
-	os.Remove(art)
-	rep, _ = VerifySidecar(side)
-	check(t, rep, want{"vexl-0.3.0-linux-x86_64.tar.gz", Missing, ""})
-
-	// A sidecar copied next to another artifact.
-	other := filepath.Join(dir, "vexl_plugin-0.3.0-py3-none-any.whl")
-	b, _ := os.ReadFile(side)
-	os.WriteFile(SidecarPath(other), b, 0o644)
-	rep, err = VerifySidecar(SidecarPath(other))
-	if err != nil {
-		t.Fatal(err)
-	}
-	check(t, rep, want{"vexl-0.3.0-linux-x86_64.tar.gz", WrongName, "instead of \"vexl_plugin-0.3.0-py3-none-any.whl\""})
-
-	two := filepath.Join(dir, "two.sha256")
-	os.WriteFile(two, []byte(hexSum("a")+"  two\n"+hexSum("b")+"  three\n"), 0o644)
-	if _, err := VerifySidecar(two); err == nil || !strings.Contains(err.Error(), "lists 2 files") {
-		t.Errorf("two lines: %v", err)
-	}
-	if _, err := VerifySidecar(filepath.Join(dir, "x.md5")); err == nil || !strings.Contains(err.Error(), ".sha256") {
-		t.Errorf("wrong suffix: %v", err)
-	}
-	if _, err := VerifySidecar(filepath.Join(dir, "absent.sha256")); err == nil || !strings.Contains(err.Error(), "absent.sha256") {
-		t.Errorf("absent: %v", err)
-	}
-}
-
 func TestWritesAreAtomicAndRefuseBadInput(t *testing.T) {
 	dir := t.TempDir()
-	if err := WriteSidecar(filepath.Join(dir, "missing.whl"), hexSum("x")); err == nil || !strings.Contains(err.Error(), "missing.whl") {
-		t.Errorf("missing artifact: %v", err)
-	}
 	os.Mkdir(filepath.Join(dir, "d"), 0o755)
-	if err := WriteSidecar(filepath.Join(dir, "d"), hexSum("x")); err == nil || !strings.Contains(err.Error(), "not a regular file") {
-		t.Errorf("directory artifact: %v", err)
-	}
 	os.WriteFile(filepath.Join(dir, "a\\b"), nil, 0o644)
-	if err := WriteSidecar(filepath.Join(dir, "a\\b"), hexSum("x")); err == nil || !strings.Contains(err.Error(), "backslash") {
+	if err := WriteSums(filepath.Join(dir, "a.sums"), Sums{{`a\b`, hexSum("x")}}); err == nil || !strings.Contains(err.Error(), "backslash") {
 		t.Errorf("backslash name: %v", err)
 	}
 	os.WriteFile(filepath.Join(dir, "ok"), nil, 0o644)
-	if err := WriteSidecar(filepath.Join(dir, "ok"), "abc"); err == nil || !strings.Contains(err.Error(), "ok.sha256") {
+	if err := WriteSums(filepath.Join(dir, "ok.sums"), Sums{{"ok", "abc"}}); err == nil || !strings.Contains(err.Error(), "ok.sums") {
 		t.Errorf("bad digest: %v", err)
 	}
 	p := filepath.Join(dir, "SHA256SUMS")

@@ -78,7 +78,7 @@ func (s Stage) Run(ctx context.Context, r *release.Release) error {
 			return err
 		}
 		sha := checksum.Bytes(f.data)
-		if err := checksum.WriteSidecar(path, sha); err != nil {
+		if err := dist.WriteSidecar(path, sha); err != nil {
 			return err
 		}
 		r.Artifacts.Add(dist.Artifact{Kind: dist.KindProvenance, Path: f.name, SHA256: sha, Size: int64(len(f.data))})
