@@ -1,0 +1,63 @@
+package dist
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/internal/checksum"
+)
+
+// SidecarPath returns the path of artifact's sidecar: artifact + ".sha256".
+func SidecarPath(artifact string) string { return artifact + SidecarSuffix }
+
+// WriteSidecar writes artifact's sidecar, artifact+".sha256", atomically:
+// one line "<sha>  <base name of artifact>\n", so that `sha256sum -c` run
+// in the artifact's folder checks it. The artifact must exist as a regular
+// file; sha is its sha256 in hex.
+func WriteSidecar(artifact, sha string) error {
+	side := SidecarPath(artifact)
+	st, err := os.Lstat(artifact)
+	if err != nil {
+		return fmt.Errorf("write sidecar %s: %w", side, err)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("write sidecar %s: %s is not a regular file (%v)", side, artifact, st.Mode().Type())
+	}
+	data, err := checksum.Sums{{Name: filepath.Base(artifact), SHA256: sha}}.Marshal()
+	if err != nil {
+		return fmt.Errorf("write sidecar %s: %w", side, err)
+	}
+	return atomicfile.WriteFile(side, data, 0o644)
+}
+
+// VerifySidecar checks the artifact beside sidecar (its name without
+// ".sha256") against it. The sidecar must hold exactly one well-formed
+// line naming that artifact; a sidecar naming anything else is reported
+// as a [checksum.WrongName] finding. The error is for a sidecar that cannot be
+// read or parsed; the Report holds what verification found.
+func VerifySidecar(sidecar string) (checksum.Report, error) {
+	artifact, ok := strings.CutSuffix(sidecar, SidecarSuffix)
+	if !ok || artifact == "" || strings.HasSuffix(artifact, string(filepath.Separator)) {
+		return checksum.Report{}, fmt.Errorf("%s: a sidecar's name is the artifact's name followed by %s", sidecar, SidecarSuffix)
+	}
+	sums, err := checksum.ReadSums(sidecar)
+	if err != nil {
+		return checksum.Report{}, err
+	}
+	if len(sums) != 1 {
+		return checksum.Report{}, fmt.Errorf("%s: lists %d files; a sidecar lists exactly the artifact beside it", sidecar, len(sums))
+	}
+	base := filepath.Base(artifact)
+	if sums[0].Name != base {
+		return checksum.Report{Findings: []checksum.Finding{{
+			Name:    sums[0].Name,
+			Problem: checksum.WrongName,
+			Detail:  fmt.Sprintf("sidecar %s names %q instead of %q", filepath.Base(sidecar), sums[0].Name, base),
+		}}}, nil
+	}
+	return checksum.Verify(context.Background(), filepath.Dir(artifact), sums, checksum.VerifyOptions{})
+}
