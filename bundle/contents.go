@@ -9,6 +9,7 @@ import (
 	"github.com/mkrelease/mkrelease/bundle/deps"
 	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/wheel"
 	"github.com/mkrelease/mkrelease/wheel/platform"
 )
 
@@ -65,7 +66,7 @@ func checkContents(m *dist.Manifest, wheels []bundleWheel) []problem {
 		}
 	}
 	if len(m.Targets) != 1 || t == nil {
-		add("manifest.json", "lists targets [%s]; a bundle's manifest lists its own target %s alone", strings.Join(names, ", "), m.Bundle.Target)
+		add(dist.ManifestFile, "lists targets [%s]; a bundle's manifest lists its own target %s alone", strings.Join(names, ", "), m.Bundle.Target)
 		return out
 	}
 	named := map[string]dist.ManifestArtifact{} // path in the bundle → entry
@@ -76,8 +77,8 @@ func checkContents(m *dist.Manifest, wheels []bundleWheel) []problem {
 		named[rel] = a
 	}
 	for _, a := range t.Wheels {
-		if strings.ContainsAny(a.Path, `/\`) || !strings.HasSuffix(a.Path, ".whl") {
-			add("manifest.json", "names the release wheel %q, which is not a wheel file name", a.Path)
+		if strings.ContainsAny(a.Path, `/\`) || !strings.HasSuffix(a.Path, wheel.Ext) {
+			add(dist.ManifestFile, "names the release wheel %q, which is not a wheel file name", a.Path)
 			continue
 		}
 		name(deps.OwnDir+"/"+a.Path, a)
@@ -85,8 +86,8 @@ func checkContents(m *dist.Manifest, wheels []bundleWheel) []problem {
 	closure := map[string]dist.ManifestArtifact{}
 	for _, a := range m.Bundle.Dependencies {
 		base, ok := strings.CutPrefix(a.Path, deps.DependencyDir+"/")
-		if !ok || strings.ContainsAny(base, `/\`) || !strings.HasSuffix(base, ".whl") {
-			add("manifest.json", "names the dependency %q, which is not dependencies/NAME.whl", a.Path)
+		if !ok || strings.ContainsAny(base, `/\`) || !strings.HasSuffix(base, wheel.Ext) {
+			add(dist.ManifestFile, "names the dependency %q, which is not dependencies/NAME.whl", a.Path)
 			continue
 		}
 		name(a.Path, a)
@@ -94,11 +95,11 @@ func checkContents(m *dist.Manifest, wheels []bundleWheel) []problem {
 	}
 	for _, a := range t.Dependencies {
 		if b, ok := closure[a.Path]; !ok || b.SHA256 != a.SHA256 || b.Size != a.Size || b.Name != a.Name {
-			add("manifest.json", "targets[%s].dependencies names %s (sha256 %s), which bundle.dependencies does not list alike", t.Name, a.Path, a.SHA256)
+			add(dist.ManifestFile, "targets[%s].dependencies names %s (sha256 %s), which bundle.dependencies does not list alike", t.Name, a.Path, a.SHA256)
 		}
 	}
 	if len(t.Dependencies) != len(closure) {
-		add("manifest.json", "targets[%s].dependencies lists %d wheels, bundle.dependencies %d: both list the closure", t.Name, len(t.Dependencies), len(closure))
+		add(dist.ManifestFile, "targets[%s].dependencies lists %d wheels, bundle.dependencies %d: both list the closure", t.Name, len(t.Dependencies), len(closure))
 	}
 	have := map[string]bool{}
 	for _, w := range wheels {
@@ -135,9 +136,9 @@ func checkContents(m *dist.Manifest, wheels []bundleWheel) []problem {
 // pins of requirements.txt and the digests SHA256SUMS lists.
 func bundleDocs(m *dist.Manifest, root string, pins []pin, wheels []bundleWheel, sums checksum.Sums) Docs {
 	d := Docs{Name: m.Project.Name, Version: m.Project.Version, Target: m.Bundle.Target, PlatformTag: m.Bundle.PlatformTag,
-		Root: root, File: root + ".tar.gz", Pythons: m.Bundle.Pythons}
+		Root: root, File: dist.ArchiveOf(root), Pythons: m.Bundle.Pythons}
 	for _, s := range sums {
-		if s.Name != "install.sh" && s.Name != "SHA256SUMS" {
+		if s.Name != "install.sh" && s.Name != dist.ChecksumsFile {
 			d.Files = append(d.Files, s)
 		}
 	}

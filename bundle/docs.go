@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 )
 
@@ -37,6 +38,10 @@ type docsData struct {
 	// Newest is the support boundary, newest first (install.sh's order
 	// of preference).
 	Newest []string
+	// Checksums, Notes and Manifest are the names of the bundle's
+	// SHA256SUMS, release notes and manifest; SBOM that of its target's
+	// SPDX document.
+	Checksums, Notes, Manifest, SBOM string
 }
 
 var (
@@ -229,7 +234,7 @@ or, with mkrelease: ` + "`mkrelease install {{.File}} --venv ./{{.Name}}-venv`" 
 ` + "`install.sh`" + ` takes nothing from outside the bundle: it drops ` + "`PIP_*`" + `, ` + "`PYTHON*`" + ` and
 ` + "`VIRTUAL_ENV`" + ` from the environment and lets pip read no configuration file. It checks the
 platform ({{.P.OS}} on {{.P.Arch}}), every file against the sha256 written into it (the digests
-` + "`SHA256SUMS`" + ` lists), that ` + "`wheels/`" + ` and ` + "`dependencies/`" + ` hold no other file, and picks a supported
+` + "`{{.Checksums}}`" + ` lists), that ` + "`wheels/`" + ` and ` + "`dependencies/`" + ` hold no other file, and picks a supported
 CPython that runs (PATH, then pyenv and uv) before it creates the virtualenv (or reuses it), then
 runs:
 
@@ -252,10 +257,10 @@ writes for the bundle's wheels.
 | ` + "`requirements.txt`" + ` | every wheel of the bundle, pinned with ` + "`--hash`" + ` (pip hash-checking mode) |
 | ` + "`pylock.toml`" + ` | the same set as a PEP 751 lock with relative paths |
 | ` + "`licenses/`" + ` | one file per component, and ` + "`THIRD_PARTY_LICENSES.txt`" + ` |
-| ` + "`RELEASE_NOTES.md`" + ` | what changed in {{.Version}} |
-| ` + "`manifest.json`" + ` | every build input and this support boundary |
-| ` + "`{{.Root}}.spdx.json`" + ` | the SPDX 2.3 software bill of materials of this target: its wheels, the closure and what built them |
-| ` + "`SHA256SUMS`" + ` | the sha256 of every other file |
+| ` + "`{{.Notes}}`" + ` | what changed in {{.Version}} |
+| ` + "`{{.Manifest}}`" + ` | every build input and this support boundary |
+| ` + "`{{.SBOM}}`" + ` | the SPDX 2.3 software bill of materials of this target: its wheels, the closure and what built them |
+| ` + "`{{.Checksums}}`" + ` | the sha256 of every other file |
 `))
 
 // InstallScript renders install.sh.
@@ -282,7 +287,10 @@ func render(t *template.Template, d Docs) ([]byte, error) {
 	newest := slices.Clone(d.Pythons)
 	slices.Reverse(newest)
 	var b bytes.Buffer
-	if err := t.Execute(&b, docsData{Docs: d, P: p, Newest: newest}); err != nil {
+	data := docsData{Docs: d, P: p, Newest: newest,
+		Checksums: dist.ChecksumsFile, Notes: dist.NotesFile, Manifest: dist.ManifestFile,
+		SBOM: dist.NamesOf(d.Name, d.Version).TargetSBOM(d.Target)}
+	if err := t.Execute(&b, data); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

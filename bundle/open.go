@@ -161,7 +161,7 @@ func Open(ctx context.Context, path string) (*Opened, *Report, error) {
 	if err != nil {
 		return o, rep, err
 	}
-	want := strings.TrimSuffix(filepath.Base(path), ".tar.gz")
+	want, _ := dist.ArchiveRoot(filepath.Base(path))
 	if len(entries) != 1 || !entries[0].IsDir() {
 		names := []string{}
 		for _, e := range entries {
@@ -174,19 +174,19 @@ func Open(ctx context.Context, path string) (*Opened, *Report, error) {
 	if entries[0].Name() != want {
 		rep.add(CheckLayout, entries[0].Name()+"/", "the root folder is not named like the bundle file (%s/)", want)
 	}
-	for _, f := range []string{"SHA256SUMS", "requirements.txt", "pylock.toml", "manifest.json", "install.sh", "INSTALL.md", "RELEASE_NOTES.md", "wheels", "dependencies", "licenses/THIRD_PARTY_LICENSES.txt"} {
+	for _, f := range []string{dist.ChecksumsFile, "requirements.txt", "pylock.toml", dist.ManifestFile, "install.sh", "INSTALL.md", dist.NotesFile, "wheels", "dependencies", "licenses/THIRD_PARTY_LICENSES.txt"} {
 		if _, err := os.Stat(filepath.Join(o.Root, filepath.FromSlash(f))); err != nil {
 			rep.add(CheckLayout, f, "missing")
 		}
 	}
 
 	rep.run(CheckSums)
-	sums, err := checksum.ReadSums(filepath.Join(o.Root, "SHA256SUMS"))
+	sums, err := checksum.ReadSums(filepath.Join(o.Root, dist.ChecksumsFile))
 	if err != nil {
-		rep.add(CheckSums, "SHA256SUMS", "%v", err)
+		rep.add(CheckSums, dist.ChecksumsFile, "%v", err)
 		return o, rep, nil
 	}
-	vr, err := checksum.Verify(ctx, o.Root, sums, checksum.VerifyOptions{Unlisted: true, Ignore: []string{"SHA256SUMS"}})
+	vr, err := checksum.Verify(ctx, o.Root, sums, checksum.VerifyOptions{Unlisted: true, Ignore: []string{dist.ChecksumsFile}})
 	if err != nil {
 		return o, rep, err
 	}
@@ -200,7 +200,7 @@ func Open(ctx context.Context, path string) (*Opened, *Report, error) {
 		m, _ := filepath.Glob(filepath.Join(o.Root, sub, "*"))
 		for _, p := range m {
 			rel := sub + "/" + filepath.Base(p)
-			if !strings.HasSuffix(p, ".whl") {
+			if !strings.HasSuffix(p, wheel.Ext) {
 				rep.add(CheckWheels, rel, "not a wheel: a bundle installs wheels only")
 				continue
 			}
@@ -232,20 +232,20 @@ func Open(ctx context.Context, path string) (*Opened, *Report, error) {
 	}
 
 	rep.run(CheckManifest)
-	data, err := os.ReadFile(filepath.Join(o.Root, "manifest.json"))
+	data, err := os.ReadFile(filepath.Join(o.Root, dist.ManifestFile))
 	var m dist.Manifest
 	var tgt *deps.Target
 	switch {
 	case err != nil:
-		rep.add(CheckManifest, "manifest.json", "unreadable: %v", err)
+		rep.add(CheckManifest, dist.ManifestFile, "unreadable: %v", err)
 	case json.Unmarshal(data, &m) != nil || m.Schema != dist.ManifestSchema:
-		rep.add(CheckManifest, "manifest.json", "not an mkrelease manifest")
+		rep.add(CheckManifest, dist.ManifestFile, "not an mkrelease manifest")
 	case m.Bundle == nil:
-		rep.add(CheckManifest, "manifest.json", "names no bundle target or support boundary")
+		rep.add(CheckManifest, dist.ManifestFile, "names no bundle target or support boundary")
 	default:
 		facts := checkBundleFacts(m.Bundle)
 		for _, f := range facts {
-			rep.add(CheckManifest, "manifest.json", "%s", f)
+			rep.add(CheckManifest, dist.ManifestFile, "%s", f)
 		}
 		if len(facts) > 0 {
 			break

@@ -33,15 +33,19 @@ func (SBOMStage) String() string { return "sbom" }
 func (SBOMStage) Skip(r *release.Release) (string, bool) { return skipWithoutWheels(r) }
 
 // SBOMName is the file name of the release's SBOM.
+//
+// Deprecated: use [dist.Names.SBOM].
 func SBOMName(c *config.Config) string {
-	return c.Project.NormalizedName + "-" + c.Project.Version + ".spdx.json"
+	return dist.NamesOf(c.Project.NormalizedName, c.Project.Version).SBOM()
 }
 
 // TargetSBOMName is the file name of a target's SBOM inside its bundle,
 // NAME-VERSION-TARGET.spdx.json: named like the bundle, and unlike the
 // release's.
+//
+// Deprecated: use [dist.Names.TargetSBOM].
 func TargetSBOMName(c *config.Config, target string) string {
-	return Name(c.Project.NormalizedName, c.Project.Version, target) + ".spdx.json"
+	return dist.NamesOf(c.Project.NormalizedName, c.Project.Version).TargetSBOM(target)
 }
 
 // Run builds and writes the document.
@@ -54,7 +58,7 @@ func (SBOMStage) Run(_ context.Context, r *release.Release) error {
 	if err != nil {
 		return fmt.Errorf("SBOM: %w", err)
 	}
-	name := SBOMName(r.Config)
+	name := dist.NamesOf(r.Config.Project.NormalizedName, r.Config.Project.Version).SBOM()
 	if err := atomicfile.WriteFile(filepath.Join(r.Stage, name), data, 0o644); err != nil {
 		return err
 	}

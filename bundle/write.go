@@ -29,7 +29,11 @@ func (Stage) String() string { return "bundles" }
 func (Stage) Skip(r *release.Release) (string, bool) { return skipWithoutWheels(r) }
 
 // Name returns the base name (root folder) of a target's bundle.
-func Name(project, version, target string) string { return project + "-" + version + "-" + target }
+//
+// Deprecated: use [dist.Names.BundleRoot].
+func Name(project, version, target string) string {
+	return dist.NamesOf(project, version).BundleRoot(target)
+}
 
 // Run writes the release notes and the bundles.
 func (Stage) Run(ctx context.Context, r *release.Release) error {
@@ -38,10 +42,10 @@ func (Stage) Run(ctx context.Context, r *release.Release) error {
 		return err
 	}
 	r.Notes = n
-	if err := atomicfile.WriteFile(filepath.Join(r.Stage, "RELEASE_NOTES.md"), []byte(n), 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(r.Stage, dist.NotesFile), []byte(n), 0o644); err != nil {
 		return err
 	}
-	r.Artifacts.Add(dist.Artifact{Kind: dist.KindNotes, Path: "RELEASE_NOTES.md", SHA256: checksum.Bytes([]byte(n)), Size: int64(len(n))})
+	r.Artifacts.Add(dist.Artifact{Kind: dist.KindNotes, Path: dist.NotesFile, SHA256: checksum.Bytes([]byte(n)), Size: int64(len(n))})
 	for _, t := range r.Targets {
 		cl := r.Closures[t.Name]
 		if cl == nil {
@@ -56,8 +60,8 @@ func (Stage) Run(ctx context.Context, r *release.Release) error {
 
 func writeBundle(ctx context.Context, r *release.Release, target string, cl *deps.Closure) error {
 	c := r.Config
-	root := Name(c.Project.NormalizedName, c.Project.Version, target)
-	file := root + ".tar.gz"
+	names := dist.NamesOf(c.Project.NormalizedName, c.Project.Version)
+	root, file := names.BundleRoot(target), names.Bundle(target)
 	var entries []tarball.Entry
 	var sums checksum.Sums
 	addFile := func(p, src, sha string) {
@@ -91,15 +95,15 @@ func writeBundle(ctx context.Context, r *release.Release, target string, cl *dep
 	addData("requirements.txt", reqs, 0o644)
 	addData("pylock.toml", lock, 0o644)
 	lic := licenseEntries(cl)
-	names := make([]string, 0, len(lic))
+	licPaths := make([]string, 0, len(lic))
 	for p := range lic {
-		names = append(names, p)
+		licPaths = append(licPaths, p)
 	}
-	sort.Strings(names)
-	for _, p := range names {
+	sort.Strings(licPaths)
+	for _, p := range licPaths {
 		addData(p, lic[p], 0o644)
 	}
-	addData("RELEASE_NOTES.md", []byte(r.Notes), 0o644)
+	addData(dist.NotesFile, []byte(r.Notes), 0o644)
 	doc, err := InstallDoc(docs)
 	if err != nil {
 		return err
@@ -109,12 +113,12 @@ func writeBundle(ctx context.Context, r *release.Release, target string, cl *dep
 	if err != nil {
 		return err
 	}
-	addData("manifest.json", m, 0o644)
+	addData(dist.ManifestFile, m, 0o644)
 	spdx, err := targetSBOM(r, target)
 	if err != nil {
 		return fmt.Errorf("bundle %s: %w", file, err)
 	}
-	addData(TargetSBOMName(c, target), spdx, 0o644)
+	addData(names.TargetSBOM(target), spdx, 0o644)
 	// install.sh comes last: it carries the digest of every other file.
 	docs.Files = slices.Clone(sums)
 	install, err := InstallScript(docs)
@@ -126,7 +130,7 @@ func writeBundle(ctx context.Context, r *release.Release, target string, cl *dep
 	if err != nil {
 		return fmt.Errorf("bundle %s: %w", file, err)
 	}
-	entries = append(entries, tarball.Entry{Path: "SHA256SUMS", Data: sumData, Mode: 0o644})
+	entries = append(entries, tarball.Entry{Path: dist.ChecksumsFile, Data: sumData, Mode: 0o644})
 
 	sha, size, err := tarball.WriteFile(ctx, filepath.Join(r.Stage, file), entries, tarball.Options{Root: root, MTime: r.Epoch})
 	if err != nil {

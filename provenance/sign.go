@@ -7,10 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/evidence"
 )
 
@@ -176,18 +177,28 @@ func decodeBase64(s string) ([]byte, error) {
 }
 
 // VSASuffix ends the file name of a signed verification summary
-// (NAME-VERSION.vsa.intoto.jsonl).
-const VSASuffix = ".vsa.intoto.jsonl"
+// (NAME-VERSION.vsa.intoto.jsonl): the name [dist.Names.VSA] gives a
+// release with an empty NAME-VERSION.
+//
+// Deprecated: spell a summary's name with [dist.Names.VSA] and recognise
+// one with [dist.Guess].
+var VSASuffix = dist.Names{}.VSA()
 
-// Statements lists the release provenance files of a release folder: its
-// *.intoto.jsonl files, except verifier evidence's statements and
-// verification summaries.
+// Statements lists the release provenance files of a release folder: each
+// file whose name [dist.Guess] reads as a release's DSSE statements,
+// NAME-VERSION.intoto.jsonl ([dist.Names.Provenance]), and that is neither
+// verifier evidence's statements nor a verification summary. A folder that
+// cannot be read lists none.
 func Statements(dir string) []string {
-	all, _ := filepath.Glob(filepath.Join(dir, "*.intoto.jsonl"))
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
 	var out []string
-	for _, p := range all {
-		if base := filepath.Base(p); !evidence.IsFile(base) && !strings.HasSuffix(base, VSASuffix) {
-			out = append(out, p)
+	for _, e := range entries {
+		name := e.Name()
+		if c, n := dist.Guess(name); c.Kind == dist.KindProvenance && name == n.Provenance() && !evidence.IsFile(name) {
+			out = append(out, filepath.Join(dir, name))
 		}
 	}
 	return out

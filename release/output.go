@@ -125,10 +125,10 @@ func (ManifestStage) Run(_ context.Context, r *Release) error {
 		return fmt.Errorf("encode manifest: %w", err)
 	}
 	data = append(data, '\n')
-	if err := atomicfile.WriteFile(filepath.Join(r.Stage, "manifest.json"), data, 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(r.Stage, dist.ManifestFile), data, 0o644); err != nil {
 		return err
 	}
-	r.Artifacts.Add(dist.Artifact{Kind: dist.KindManifest, Path: "manifest.json", SHA256: checksum.Bytes(data), Size: int64(len(data))})
+	r.Artifacts.Add(dist.Artifact{Kind: dist.KindManifest, Path: dist.ManifestFile, SHA256: checksum.Bytes(data), Size: int64(len(data))})
 	return nil
 }
 
@@ -183,7 +183,7 @@ func CheckOutput(dir string) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	data, err := os.ReadFile(filepath.Join(dir, dist.ManifestFile))
 	if err == nil {
 		var m struct {
 			Schema string `json:"schema"`

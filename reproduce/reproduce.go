@@ -57,17 +57,17 @@ func (e *InputError) Error() string {
 // ExitCode is 1.
 func (e *InputError) ExitCode() int { return 1 }
 
-// ReadInputs reads the recorded inputs of the release in dist.
-func ReadInputs(dist string) (*Inputs, error) {
-	m, err := readManifest(dist)
+// ReadInputs reads the recorded inputs of the release in the folder dir.
+func ReadInputs(dir string) (*Inputs, error) {
+	m, err := readManifest(dir)
 	if err != nil {
 		return nil, err
 	}
-	in := &Inputs{ReleaseTOML: m.Config.ReleaseTOML, ReleaseLock: m.Config.ReleaseLock, From: "manifest.json"}
+	in := &Inputs{ReleaseTOML: m.Config.ReleaseTOML, ReleaseLock: m.Config.ReleaseLock, From: dist.ManifestFile}
 	for _, t := range m.Targets {
 		in.Targets = append(in.Targets, t.Name)
 	}
-	prov := provenance.Statements(dist)
+	prov := provenance.Statements(dir)
 	if len(prov) == 1 {
 		if p, ok := provenanceInputs(prov[0]); ok {
 			p.From = filepath.Base(prov[0])
@@ -81,13 +81,13 @@ func ReadInputs(dist string) (*Inputs, error) {
 }
 
 func readManifest(dir string) (*dist.Manifest, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	data, err := os.ReadFile(filepath.Join(dir, dist.ManifestFile))
 	if err != nil {
 		return nil, fmt.Errorf("%s is not an mkrelease output: %w", dir, err)
 	}
 	var m dist.Manifest
 	if err := json.Unmarshal(data, &m); err != nil || m.Schema != dist.ManifestSchema {
-		return nil, fmt.Errorf("%s: manifest.json is not an mkrelease manifest", dir)
+		return nil, fmt.Errorf("%s: %s is not an mkrelease manifest", dir, dist.ManifestFile)
 	}
 	return &m, nil
 }
@@ -163,11 +163,11 @@ type Report struct {
 // Compare compares the artifacts SHA256SUMS lists in the recorded and the
 // rebuilt folders.
 func Compare(ctx context.Context, recorded, rebuilt string) ([]Artifact, error) {
-	want, err := checksum.ReadSums(filepath.Join(recorded, "SHA256SUMS"))
+	want, err := checksum.ReadSums(filepath.Join(recorded, dist.ChecksumsFile))
 	if err != nil {
 		return nil, err
 	}
-	got, err := checksum.ReadSums(filepath.Join(rebuilt, "SHA256SUMS"))
+	got, err := checksum.ReadSums(filepath.Join(rebuilt, dist.ChecksumsFile))
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/internal/pyname"
 	"github.com/mkrelease/mkrelease/internal/spdxexpr"
+	"github.com/mkrelease/mkrelease/wheel"
 )
 
 // NamespacePrefix starts every documentNamespace Generate writes.
@@ -113,6 +114,10 @@ func label(list, name string, i int) string {
 	}
 	return fmt.Sprintf("%s[%d]", list, i)
 }
+
+// member names the member key of the element at field in a field path
+// ("sources[0]" and "sha256" → "sources[0].sha256").
+func member(field, key string) string { return field + "." + key }
 
 func build(r Release) (*v2_3.Document, error) {
 	b := &builder{
@@ -252,7 +257,7 @@ func (b *builder) target(field string, t Target, releaseLicense, releaseSupplier
 	var edges []edge
 	deps := map[common.ElementID]bool{} // dependency → has a requirer
 	add := func(kind, list string, i int, p Package, defLicense, defSupplier string) {
-		pf := field + "." + label(list, p.Name, i)
+		pf := member(field, label(list, p.Name, i))
 		name := pyname.Normalize(p.Name)
 		if seenFile[name+"\x00"+p.FileName] && name != "" {
 			b.fail(pf, "%s (%s) is listed twice among the target's wheels and dependencies", name, p.FileName)
@@ -283,7 +288,7 @@ func (b *builder) target(field string, t Target, releaseLicense, releaseSupplier
 		for _, n := range e.names {
 			tos, ok := byName[pyname.Normalize(n)]
 			if !ok {
-				b.fail(e.field+".dependsOn", "%q is not among the wheels and dependencies of target %q: add it to the closure or drop the requirement", n, t.Name)
+				b.fail(member(e.field, "dependsOn"), "%q is not among the wheels and dependencies of target %q: add it to the closure or drop the requirement", n, t.Name)
 				continue
 			}
 			for _, to := range tos {
@@ -291,7 +296,7 @@ func (b *builder) target(field string, t Target, releaseLicense, releaseSupplier
 				case "":
 					// refused; its own error says why
 				case e.from:
-					b.fail(e.field+".dependsOn", "a package cannot depend on itself")
+					b.fail(member(e.field, "dependsOn"), "a package cannot depend on itself")
 				default:
 					b.relate(e.from, common.TypeRelationshipDependsOn, to, "")
 					if _, isDep := deps[to]; isDep {
@@ -308,7 +313,7 @@ func (b *builder) target(field string, t Target, releaseLicense, releaseSupplier
 		}
 	}
 	if t.Bundle != nil {
-		bf := field + ".bundle"
+		bf := member(field, "bundle")
 		id := common.ElementID(joinID("File", "bundle", t.Name))
 		if f, ok := b.file(bf, "name", id, t.Bundle.Name, t.Bundle.SHA1, t.Bundle.SHA256); ok && b.claim(id, bf) {
 			f.FileTypes = []string{"ARCHIVE"}
@@ -328,39 +333,39 @@ func (b *builder) target(field string, t Target, releaseLicense, releaseSupplier
 func (b *builder) wheel(field, kind, target string, p Package, defLicense, defSupplier string, perFile bool) (common.ElementID, bool) {
 	ok := true
 	if err := pyname.Valid(p.Name); err != nil {
-		b.fail(field+".name", "%v", err)
+		b.fail(member(field, "name"), "%v", err)
 		return "", false
 	}
 	name := pyname.Normalize(p.Name)
 	if !singleLine(p.Version) || strings.ContainsAny(p.Version, " \t") {
-		b.fail(field+".version", "version %q: a wheel's version is required", p.Version)
+		b.fail(member(field, "version"), "version %q: a wheel's version is required", p.Version)
 		ok = false
 	}
 	if !singleLine(p.FileName) || strings.ContainsAny(p.FileName, "/\\") {
-		b.fail(field+".fileName", "file name %q: the wheel's base name is required", p.FileName)
+		b.fail(member(field, "fileName"), "file name %q: the wheel's base name is required", p.FileName)
 		ok = false
 	}
 	if !isHex(p.SHA256, 64) {
-		b.fail(field+".sha256", "%q is not a SHA-256 in lower-case hex: every wheel needs its checksum (an NTIA minimum element)", p.SHA256)
+		b.fail(member(field, "sha256"), "%q is not a SHA-256 in lower-case hex: every wheel needs its checksum (an NTIA minimum element)", p.SHA256)
 		ok = false
 	}
 	lic := defLicense
 	if p.License != "" {
-		lic = b.license(field+".license", p.License, noAssertion)
+		lic = b.license(member(field, "license"), p.License, noAssertion)
 	}
 	supplierText := p.Supplier
 	if supplierText == "" {
 		supplierText = defSupplier
 	}
-	supplier := b.supplier(field+".supplier", supplierText)
+	supplier := b.supplier(member(field, "supplier"), supplierText)
 	loc, msg := wheelLocation(p.DownloadLocation)
 	if msg != "" {
-		b.fail(field+".downloadLocation", "%s", msg)
+		b.fail(member(field, "downloadLocation"), "%s", msg)
 		ok = false
 	}
 	id := common.ElementID(joinID("Package", kind, target, name, p.Version))
 	if perFile {
-		tags := strings.TrimSuffix(p.FileName, ".whl")
+		tags := strings.TrimSuffix(p.FileName, wheel.Ext)
 		if parts := strings.SplitN(tags, "-", 3); len(parts) == 3 {
 			tags = parts[2]
 		}
@@ -400,15 +405,15 @@ func (b *builder) wheel(field, kind, target string, p Package, defLicense, defSu
 func (b *builder) file(field, nameField string, id common.ElementID, name, sha1, sha256 string) (*v2_3.File, bool) {
 	ok := true
 	if m := checkProjectPath(name); m != "" {
-		b.fail(field+"."+nameField, "%s", m)
+		b.fail(member(field, nameField), "%s", m)
 		ok = false
 	}
 	if !isHex(sha256, 64) {
-		b.fail(field+".sha256", "%q is not a SHA-256 in lower-case hex", sha256)
+		b.fail(member(field, "sha256"), "%q is not a SHA-256 in lower-case hex", sha256)
 		ok = false
 	}
 	if !isHex(sha1, 40) {
-		b.fail(field+".sha1", "%q is not a SHA-1 in lower-case hex: SPDX 2.3 §8.4 requires a SHA1 checksum on every File; hash the file with SHA-1 too", sha1)
+		b.fail(member(field, "sha1"), "%q is not a SHA-1 in lower-case hex: SPDX 2.3 §8.4 requires a SHA1 checksum on every File; hash the file with SHA-1 too", sha1)
 		ok = false
 	}
 	if !ok {
@@ -439,7 +444,7 @@ func treeRef(tree, comment string) *v2_3.PackageExternalReference {
 func (b *builder) source(field string, s Source) (common.ElementID, bool) {
 	ok := true
 	if !singleLine(s.Name) {
-		b.fail(field+".name", "a source needs a name")
+		b.fail(member(field, "name"), "a source needs a name")
 		return "", false
 	}
 	version := s.Tree
@@ -447,26 +452,26 @@ func (b *builder) source(field string, s Source) (common.ElementID, bool) {
 	case SourceLocal:
 	case SourceGit:
 		if !isHex(s.Commit, 40) && !isHex(s.Commit, 64) {
-			b.fail(field+".commit", "%q is not a full commit id in lower-case hex: a git source is pinned by its commit", s.Commit)
+			b.fail(member(field, "commit"), "%q is not a full commit id in lower-case hex: a git source is pinned by its commit", s.Commit)
 			ok = false
 		}
 		version = s.Commit
 	case SourceArchive:
 		if !isHex(s.SHA256, 64) {
-			b.fail(field+".sha256", "%q is not a SHA-256 in lower-case hex: an archive source is pinned by its digest", s.SHA256)
+			b.fail(member(field, "sha256"), "%q is not a SHA-256 in lower-case hex: an archive source is pinned by its digest", s.SHA256)
 			ok = false
 		}
 	default:
-		b.fail(field+".kind", "%q: want %q, %q or %q", s.Kind, SourceLocal, SourceGit, SourceArchive)
+		b.fail(member(field, "kind"), "%q: want %q, %q or %q", s.Kind, SourceLocal, SourceGit, SourceArchive)
 		return "", false
 	}
 	if !isH1(s.Tree) {
-		b.fail(field+".tree", "%q is not an h1: tree hash: pass the tree hash release.lock records", s.Tree)
+		b.fail(member(field, "tree"), "%q is not an h1: tree hash: pass the tree hash release.lock records", s.Tree)
 		ok = false
 	}
 	loc, info, msg := sourceLocation(s)
 	if msg != "" {
-		b.fail(field+".location", "%s", msg)
+		b.fail(member(field, "location"), "%s", msg)
 		ok = false
 	}
 	id := common.ElementID(joinID("Package", "source", s.Name))
@@ -497,24 +502,24 @@ func (b *builder) source(field string, s Source) (common.ElementID, bool) {
 
 func (b *builder) overlay(field string, o Overlay, sources map[string]common.ElementID) {
 	if !singleLine(o.Name) {
-		b.fail(field+".name", "an overlay needs a name")
+		b.fail(member(field, "name"), "an overlay needs a name")
 		return
 	}
 	src, ok := sources[o.Source]
 	if !ok {
-		b.fail(field+".source", "%q names no source of this release", o.Source)
+		b.fail(member(field, "source"), "%q names no source of this release", o.Source)
 		return
 	}
 	// src is "" when the source was refused: its own error says why, and
 	// no document is written, so the overlay is still checked.
 	if o.Tree != "" {
 		if m := checkProjectPath(o.Path); m != "" {
-			b.fail(field+".path", "%s", m)
+			b.fail(member(field, "path"), "%s", m)
 			return
 		}
 	}
 	if o.Result != "" && !isH1(o.Result) {
-		b.fail(field+".result", "%q is not an h1: tree hash", o.Result)
+		b.fail(member(field, "result"), "%q is not an h1: tree hash", o.Result)
 		return
 	}
 	comment := "Overlay " + o.Name + " of source " + o.Source + "."
@@ -525,7 +530,7 @@ func (b *builder) overlay(field string, o Overlay, sources map[string]common.Ele
 	switch {
 	case o.Tree != "" && o.SHA256 == "" && o.SHA1 == "":
 		if !isH1(o.Tree) {
-			b.fail(field+".tree", "%q is not an h1: tree hash", o.Tree)
+			b.fail(member(field, "tree"), "%q is not an h1: tree hash", o.Tree)
 			return
 		}
 		id = common.ElementID(joinID("Package", "overlay", o.Source, o.Name))

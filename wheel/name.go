@@ -8,6 +8,9 @@ import (
 	"github.com/mkrelease/mkrelease/internal/pyname"
 )
 
+// Ext ends every wheel's file name.
+const Ext = ".whl"
+
 // Filename is a parsed wheel file name (PEP 427, as amended by the binary
 // distribution format specification):
 // {distribution}-{version}(-{build tag})?-{python tag}-{abi tag}-{platform tag}.whl.
@@ -48,7 +51,7 @@ func (f Filename) String() string {
 		parts = append(parts, f.Build)
 	}
 	parts = append(parts, f.Python, f.ABI, f.Platform)
-	return strings.Join(parts, "-") + ".whl"
+	return strings.Join(parts, "-") + Ext
 }
 
 // DistInfo is the name of the .dist-info folder.
@@ -72,7 +75,7 @@ func (f Filename) Tags() []string {
 
 // ParseFilename parses a wheel file name (the base name, with .whl).
 func ParseFilename(name string) (Filename, error) {
-	base, ok := strings.CutSuffix(name, ".whl")
+	base, ok := strings.CutSuffix(name, Ext)
 	if !ok {
 		return Filename{}, fmt.Errorf("wheel file name %q does not end in .whl", name)
 	}

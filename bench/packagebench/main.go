@@ -22,11 +22,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 
 	"github.com/mkrelease/mkrelease/bench/internal/measure"
 	"github.com/mkrelease/mkrelease/bench/internal/payload"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/wheel/platform"
 )
 
@@ -136,10 +138,13 @@ cd "$1"
 rm -rf dist root && mkdir -p dist root/wheels
 "$2" -m wheel pack -d root/wheels unpacked >/dev/null
 (cd root && sha256sum wheels/*.whl > SHA256SUMS)
-tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C . -cf - root | gzip -n > dist/bundle.tar.gz
+tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C . -cf - root | gzip -n > "dist/$3"
 cp root/wheels/*.whl dist/
 (cd dist && for f in *; do sha256sum "$f" > "$f.sha256"; done && sha256sum *.whl *.tar.gz > SHA256SUMS)
 `
+	// Both pipelines name the bundle as mkrelease names the project's
+	// (release.toml above) bundle of its one target.
+	bundleName := dist.NamesOf("bench-payload", "1.0").Bundle("linux-x86_64")
 	for i := 0; i < runs; i++ {
 		os.RemoveAll(filepath.Join(proj, "dist"))
 		secs, rss, err := measure.Timed(command(proj, env, bin, "build", "--out", "dist"))
@@ -147,18 +152,18 @@ cp root/wheels/*.whl dist/
 			return fmt.Errorf("mkrelease build: %w", err)
 		}
 		res.Build.add(secs, rss)
-		secs, rss, err = measure.Timed(exec.Command("sh", "-c", script, "sh", std, python))
+		secs, rss, err = measure.Timed(exec.Command("sh", "-c", script, "sh", std, python, bundleName))
 		if err != nil {
 			return fmt.Errorf("standard pipeline: %w", err)
 		}
 		res.Standard.add(secs, rss)
 	}
-	bundle := filepath.Join(proj, "dist", "bench-payload-1.0-linux-x86_64.tar.gz")
+	bundle := filepath.Join(proj, "dist", bundleName)
 	res.BundleBytes = size(bundle)
-	res.StandardBundle = size(filepath.Join(std, "dist", "bundle.tar.gz"))
+	res.StandardBundle = size(filepath.Join(std, "dist", bundleName))
 
 	for i := 0; i < runs; i++ {
-		secs, rss, err := measure.Timed(command(proj, env, bin, "verify", "dist/SHA256SUMS"))
+		secs, rss, err := measure.Timed(command(proj, env, bin, "verify", path.Join("dist", dist.ChecksumsFile)))
 		if err != nil {
 			return fmt.Errorf("mkrelease verify: %w", err)
 		}

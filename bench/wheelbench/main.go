@@ -93,7 +93,7 @@ func run(mib, runs int, out, python string, check bool) error {
 			}
 			m.Seconds = append(m.Seconds, secs)
 			m.PeakRSS = max(m.PeakRSS, rss)
-			whl, _ := filepath.Glob(filepath.Join(dst, "*.whl"))
+			whl := wheels(dst, "")
 			if len(whl) != 1 {
 				return fmt.Errorf("%s wrote %v", tool, whl)
 			}
@@ -105,7 +105,7 @@ func run(mib, runs int, out, python string, check bool) error {
 	res.Speedup = res.WheelPack.Median / res.Mkrelease.Median
 	res.SizeRatio = float64(res.Mkrelease.Size) / float64(res.WheelPack.Size)
 
-	whl, _ := filepath.Glob(filepath.Join(out, "mkrelease-out", "*.whl"))
+	whl := wheels(filepath.Join(out, "mkrelease-out"), "")
 	rep, err := wheel.Check(whl[0])
 	if err != nil {
 		return err
@@ -119,7 +119,7 @@ func run(mib, runs int, out, python string, check bool) error {
 	}
 	// Debian's python3 has no ensurepip; install with the pip wheel Debian
 	// ships, run from its wheel file, into the venv.
-	pipWheel, _ := filepath.Glob("/usr/share/python-wheels/pip-*.whl")
+	pipWheel := wheels("/usr/share/python-wheels", "pip")
 	if len(pipWheel) == 0 {
 		return fmt.Errorf("no pip wheel in /usr/share/python-wheels (install python3-pip-whl)")
 	}
@@ -162,4 +162,18 @@ func makePayload(dir string, limit int64) (int64, int, error) {
 	os.WriteFile(filepath.Join(di, "METADATA"), []byte("Metadata-Version: 2.1\nName: bench-payload\nVersion: 1.0\n"), 0o644)
 	os.WriteFile(filepath.Join(di, "WHEEL"), []byte("Wheel-Version: 1.0\nGenerator: wheelbench\nRoot-Is-Purelib: false\nTag: py3-none-any\n"), 0o644)
 	return total, n, nil
+}
+
+// wheels lists the wheels in dir, by file name, of the distribution
+// distribution (of any when ""), sorted by name; none when dir cannot be
+// read.
+func wheels(dir, distribution string) []string {
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		if fn, err := wheel.ParseFilename(e.Name()); err == nil && (distribution == "" || fn.Distribution == distribution) {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
 }

@@ -489,7 +489,7 @@ func (v *validator) project(p *Project) {
 }
 
 func (v *validator) source(key string, s Source, seen map[string]bool) {
-	v.ident(key+".name", "source", s.Name, seen)
+	v.ident(joinPath(key, "name"), "source", s.Name, seen)
 	n := 0
 	for _, x := range []string{s.Local, s.Git, s.Archive} {
 		if x != "" {
@@ -503,29 +503,29 @@ func (v *validator) source(key string, s Source, seen map[string]bool) {
 	}
 	switch s.Kind() {
 	case SourceLocal:
-		v.path(key+".local", s.Local)
+		v.path(joinPath(key, "local"), s.Local)
 		v.unused(key, "commit", s.Commit != "", "local")
 		v.unused(key, "sha256", s.SHA256 != "", "local")
 	case SourceGit:
 		if s.Commit == "" {
-			v.errorf(key+".git", "pin the full commit id: commit = \"<40 hex digits>\" (git rev-parse HEAD)", "git source %q has no commit", s.Name)
+			v.errorf(joinPath(key, "git"), "pin the full commit id: commit = \"<40 hex digits>\" (git rev-parse HEAD)", "git source %q has no commit", s.Name)
 		} else if !hexRE.MatchString(s.Commit) || (len(s.Commit) != 40 && len(s.Commit) != 64) {
-			v.errorf(key+".commit", "pin the full commit id (git rev-parse REV); branches and tags can move", "%q is not a full commit id", s.Commit)
+			v.errorf(joinPath(key, "commit"), "pin the full commit id (git rev-parse REV); branches and tags can move", "%q is not a full commit id", s.Commit)
 		}
 		if !isURL(s.Git) {
-			v.path(key+".git", s.Git)
+			v.path(joinPath(key, "git"), s.Git)
 		}
 		v.unused(key, "sha256", s.SHA256 != "", "git")
 	case SourceArchive:
 		if !hexRE.MatchString(s.SHA256) || len(s.SHA256) != 64 {
-			v.errorf(key+".sha256", "give the archive's digest: sha256 = \"<64 lowercase hex digits>\" (sha256sum FILE)", "archive source %q needs its sha256", s.Name)
+			v.errorf(joinPath(key, "sha256"), "give the archive's digest: sha256 = \"<64 lowercase hex digits>\" (sha256sum FILE)", "archive source %q needs its sha256", s.Name)
 		}
 		if isURL(s.Archive) {
 			if u, err := url.Parse(s.Archive); err != nil || (u.Scheme != "https" && u.Scheme != "http") {
-				v.errorf(key+".archive", "use an http(s) URL or a project path", "%q is not a supported URL", s.Archive)
+				v.errorf(joinPath(key, "archive"), "use an http(s) URL or a project path", "%q is not a supported URL", s.Archive)
 			}
 		} else {
-			v.path(key+".archive", s.Archive)
+			v.path(joinPath(key, "archive"), s.Archive)
 		}
 		v.unused(key, "commit", s.Commit != "", "archive")
 	}
@@ -538,7 +538,7 @@ func (v *validator) source(key string, s Source, seen map[string]bool) {
 		v.unused(key, "allow_redirect_hosts", len(s.AllowRedirectHosts) > 0, what)
 	}
 	if s.MaxSize < 0 {
-		v.errorf(key+".max_size", "the largest download accepted, in bytes, e.g. max_size = 536_870_912 (512 MiB)", "invalid max_size %d", s.MaxSize)
+		v.errorf(joinPath(key, "max_size"), "the largest download accepted, in bytes, e.g. max_size = 536_870_912 (512 MiB)", "invalid max_size %d", s.MaxSize)
 	}
 	for i, h := range s.AllowRedirectHosts {
 		if !hostRE.MatchString(h) {
@@ -554,7 +554,7 @@ func (v *validator) source(key string, s Source, seen map[string]bool) {
 		v.unused(key, "fetch_timeout", s.FetchTimeout.Duration != 0, "local archive")
 	}
 	if s.StripComponents < 0 || (s.StripComponents > 0 && s.Kind() != SourceArchive) {
-		v.errorf(key+".strip_components", "strip_components applies to archive sources only and is >= 0", "invalid strip_components %d", s.StripComponents)
+		v.errorf(joinPath(key, "strip_components"), "strip_components applies to archive sources only and is >= 0", "invalid strip_components %d", s.StripComponents)
 	}
 }
 

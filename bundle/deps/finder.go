@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pyname"
@@ -352,7 +353,7 @@ func (s *pkgSearch) gather(ctx context.Context) error {
 		for _, e := range entries {
 			name := e.Name()
 			switch {
-			case strings.HasSuffix(name, ".whl"):
+			case dist.IsWheel(name):
 				add(name, location{desc: filepath.Join(local, name), local: filepath.Join(local, name)})
 			case isSdistOf(name, p):
 				s.sdists = append(s.sdists, name)
@@ -367,7 +368,7 @@ func (s *pkgSearch) gather(ctx context.Context) error {
 		s.searched = append(s.searched, "index "+page.url)
 		for _, f := range page.files {
 			switch {
-			case strings.HasSuffix(f.name, ".whl"):
+			case dist.IsWheel(f.name):
 				loc := s.f.urlLocation(f.url, f.sha256)
 				loc.yanked, loc.metaHint = f.yanked, f.metaHint
 				add(f.name, loc)
@@ -521,7 +522,7 @@ func (f *Finder) cachedNames(d string) []string {
 	}
 	var names []string
 	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".whl") && e.Type().IsRegular() {
+		if dist.IsWheel(e.Name()) && e.Type().IsRegular() {
 			names = append(names, e.Name())
 		}
 	}
@@ -690,22 +691,15 @@ func localDir(s string) (string, error) {
 }
 
 // isSdistOf reports whether name is a source distribution of p
-// ("NAME-VERSION.tar.gz", and the older .zip, .tar.bz2, .tar.xz, .tgz and
-// .tar).
+// ([wheel.SplitSdistFilename]: NAME-VERSION.tar.gz, or an older
+// extension).
 func isSdistOf(name string, p Locked) bool {
-	for _, ext := range [...]string{".tar.gz", ".zip", ".tar.bz2", ".tar.xz", ".tgz", ".tar"} {
-		base, ok := strings.CutSuffix(name, ext)
-		if !ok {
-			continue
-		}
-		i := strings.LastIndexByte(base, '-')
-		if i <= 0 {
-			return false
-		}
-		v, err := pep440.Parse(base[i+1:])
-		return err == nil && pyname.Normalize(base[:i]) == p.Name && v.String() == p.Version
+	distribution, version, ok := wheel.SplitSdistFilename(name)
+	if !ok {
+		return false
 	}
-	return false
+	v, err := pep440.Parse(version)
+	return err == nil && pyname.Normalize(distribution) == p.Name && v.String() == p.Version
 }
 
 // buildTag is a parsed wheel build tag: its leading number and the rest.

@@ -52,9 +52,11 @@ func (s Stage) Skip(r *release.Release) (string, bool) {
 }
 
 // Names returns the file names of the signed statements of a release.
+//
+// Deprecated: use [dist.Names.Provenance] and [dist.Names.ProvenanceBundle].
 func Names(project, version string) (envelope, bundle string) {
-	base := project + "-" + version
-	return base + ".intoto.jsonl", base + ".sigstore.json"
+	n := dist.NamesOf(project, version)
+	return n.Provenance(), n.ProvenanceBundle()
 }
 
 // Run states, signs and writes.
@@ -68,7 +70,8 @@ func (s Stage) Run(ctx context.Context, r *release.Release) error {
 	if err != nil {
 		return fmt.Errorf("provenance: %w", err)
 	}
-	envName, bundleName := Names(r.Config.Project.NormalizedName, r.Config.Project.Version)
+	names := dist.NamesOf(r.Config.Project.NormalizedName, r.Config.Project.Version)
+	envName, bundleName := names.Provenance(), names.ProvenanceBundle()
 	for _, f := range []struct {
 		name string
 		data []byte
