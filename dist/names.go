@@ -1,6 +1,7 @@
 package dist
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/mkrelease/mkrelease/wheel"
@@ -153,12 +154,33 @@ func (n Names) Classify(name string) Class {
 	return Class{Kind: KindOther}
 }
 
-// validTarget reports whether t can be a target's name in a file name:
-// not empty, no path separator and no dot (so "x.tar.gz" cannot hide a
-// second extension).
-func validTarget(t string) bool {
-	return t != "" && !strings.ContainsAny(t, `/\.`)
+// CheckTargetName refuses a target name whose release file names would
+// read as another file's: a bundle of target "verifier-evidence-T" would
+// be named like the evidence of target T.
+func CheckTargetName(t string) error {
+	if strings.HasPrefix("-"+t, evidenceInfix) {
+		return fmt.Errorf("target %q: its bundle would be named like the verifier evidence of target %q", t, strings.TrimPrefix("-"+t, evidenceInfix))
+	}
+	return nil
 }
+
+// validTarget reports whether t can be a target's name in a file name:
+// what release.toml accepts for a target (a lower-case letter or digit,
+// then letters, digits, ".", "_" and "-"), so no path separator, no
+// upper case and no white space.
+func validTarget(t string) bool {
+	if t == "" || !isLowerAlnum(t[0]) {
+		return false
+	}
+	for i := 1; i < len(t); i++ {
+		if c := t[i]; !isLowerAlnum(c) && c != '.' && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
 
 // IsWheel reports whether name is a wheel's file name
 // (NAME-VERSION[-BUILD]-PY-ABI-PLATFORM.whl).

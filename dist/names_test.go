@@ -31,7 +31,10 @@ func TestNamesClassifyRoundTrip(t *testing.T) {
 		// Not this release's, or not a release file at all.
 		{"vexl-0.4.0-linux-x86_64.tar.gz", KindOther, "", 0},
 		{"vexl-0.3.0-.tar.gz", KindOther, "", 0},
-		{"vexl-0.3.0-a.b.tar.gz", KindOther, "", 0},
+		{"vexl-0.3.0-linux.v2.tar.gz", KindBundle, "linux.v2", 0},
+		{"vexl-0.3.0-Linux.tar.gz", KindOther, "", 0},
+		{"vexl-0.3.0-a/b.tar.gz", KindOther, "", 0},
+		{"vexl-0.3.0-verifier-evidence-linux.v2.intoto.jsonl", KindEvidenceStatements, "linux.v2", 0},
 		{"vexl-0.3.0-verifier-evidence-.tar.gz", KindOther, "", 0},
 		{"notes.txt", KindOther, "", 0},
 		{".sha256", KindOther, "", 0},
@@ -112,6 +115,18 @@ func TestKinds(t *testing.T) {
 	for _, k := range []Kind{KindProvenance, KindEvidence, KindVSA, KindChecksums, KindSidecar} {
 		if k.Reproducible() {
 			t.Errorf("%v counted reproducible", k)
+		}
+	}
+}
+
+func TestCheckTargetName(t *testing.T) {
+	n := NamesOf("vexl", "0.3.0")
+	if err := CheckTargetName("verifier-evidence-linux"); err == nil {
+		t.Errorf("a target whose bundle is named %s, like evidence, accepted", n.Bundle("verifier-evidence-linux"))
+	}
+	for _, ok := range []string{"linux-x86_64", "verifier", "evidence-x", "linux.verifier-evidence-x"} {
+		if err := CheckTargetName(ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
 		}
 	}
 }

@@ -83,6 +83,7 @@ var badConfigs = []struct {
 	{"absolute path", `patch = "patches/fix.patch"`, `patch = "/etc/passwd"`, "15:9", "is absolute"},
 	{"unknown source", "source = \"up\"\npatch", "source = \"down\"\npatch", "14:10", `unknown source "down"`},
 	{"duplicate target", "[[build.step]]", "[[target]]\nname = \"linux-x86_64\"\n\n[[build.step]]", "26:8", "duplicate target"},
+	{"target named like evidence", "[[build.step]]", "[[target]]\nname = \"verifier-evidence-linux\"\n\n[[build.step]]", "26:8", "named like the verifier evidence of target \"linux\""},
 	{"reserved env", `env = { GOOS = "linux" }`, `env = { GOOS = "linux", TZ = "Europe/Paris" }`, "23:30", "cannot be overridden"},
 	{"step targets unknown", `outputs = ["tool"]`, "outputs = [\"tool\"]\ntargets = [\"win\"]", "30:12", `unknown target "win"`},
 	{"output escapes", `outputs = ["tool"]`, `outputs = ["../tool"]`, "29:12", "leaves the project folder"},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mkrelease/mkrelease/build/executor"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pep508"
 	"github.com/mkrelease/mkrelease/internal/pyname"
@@ -74,6 +75,9 @@ func (v *validator) config(c *Config) {
 	for i, t := range c.Targets {
 		key := fmt.Sprintf("target[%d]", i)
 		v.ident(key+".name", "target", t.Name, targets)
+		if err := dist.CheckTargetName(t.Name); err != nil {
+			v.errorf(key+".name", "rename the target", "%v", err)
+		}
 		v.env(key+".env", t.Env)
 	}
 
