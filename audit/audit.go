@@ -33,11 +33,9 @@ import (
 
 	"github.com/mkrelease/mkrelease/bundle"
 	"github.com/mkrelease/mkrelease/dist"
-	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/pep508"
 	"github.com/mkrelease/mkrelease/internal/pyname"
-	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/sbom"
 	"github.com/mkrelease/mkrelease/wheel"
 )
@@ -97,34 +95,36 @@ func Paths(ctx context.Context, paths []string, o Options) (*Report, error) {
 			return nil, err
 		}
 		var items []Item
-		switch base := filepath.Base(p); {
+		base := filepath.Base(p)
+		c, names := dist.Guess(base)
+		switch {
 		case st.IsDir() && IsChannel(p):
 			items, err = Channel(ctx, p, o)
 		case st.IsDir():
 			items, err = Dist(ctx, p, o)
-		case evidence.IsFile(base) && !strings.HasSuffix(base, dist.SidecarSuffix):
-			archive := strings.TrimSuffix(p, ".intoto.jsonl")
-			if !strings.HasSuffix(archive, ".tar.gz") {
-				archive += ".tar.gz"
+		case c.Kind == dist.KindEvidence || c.Kind == dist.KindEvidenceStatements:
+			archive := p // the statements' archive lies beside them
+			if c.Kind == dist.KindEvidenceStatements {
+				archive = strings.TrimSuffix(p, base) + names.Evidence(c.Target)
 			}
 			var it Item
 			it, err = Evidence(ctx, archive, o)
 			items = []Item{it}
-		case strings.HasSuffix(base, provenance.VSASuffix):
+		case c.Kind == dist.KindVSA:
 			items = []Item{VSA(p, o)}
-		case strings.HasSuffix(base, ".intoto.jsonl"):
+		case c.Kind == dist.KindProvenance && base == names.Provenance():
 			it := newItem(p, "provenance")
 			provenanceChecks(it, filepath.Dir(p), o)
 			items = []Item{it.Item}
-		case strings.HasSuffix(base, ".whl"):
+		case c.Kind == dist.KindWheel || dist.ClaimsWheel(base):
 			items = []Item{Wheel(p)}
-		case strings.HasSuffix(base, ".tar.gz"):
+		case c.Kind == dist.KindBundle:
 			var it Item
 			it, _, err = Bundle(ctx, p)
 			items = []Item{it}
-		case strings.HasSuffix(base, dist.SidecarSuffix):
+		case c.Kind == dist.KindSidecar:
 			items = []Item{Sidecar(p)}
-		case base == "SHA256SUMS":
+		case c.Kind == dist.KindChecksums:
 			items = []Item{Sums(ctx, p)}
 		default:
 			return nil, &UsageError{Msg: p + ": verify reads wheels (.whl), bundles (.tar.gz), provenance and verification summaries (.intoto.jsonl), sidecars (.sha256), SHA256SUMS files and output folders"}
@@ -195,7 +195,7 @@ func Bundle(ctx context.Context, path string) (Item, map[string]string, error) {
 	it.Warnings = r.Warnings
 	digests := map[string]string{}
 	if o.Root != "" && len(by[bundle.CheckSums]) == 0 {
-		if sums, err := checksum.ReadSums(filepath.Join(o.Root, "SHA256SUMS")); err == nil {
+		if sums, err := checksum.ReadSums(filepath.Join(o.Root, dist.ChecksumsFile)); err == nil {
 			for _, s := range sums {
 				digests[s.Name] = s.SHA256
 			}
@@ -246,8 +246,13 @@ func listFindings(list string, r checksum.Report) []Finding {
 // unlistedOK are the files of an output folder SHA256SUMS does not list:
 // the sidecars and itself (signed statements join them in a later stage).
 // Evidence (never reproducible) is not listed either; it carries its own
-// SHA256SUMS and sidecar.
-var unlistedOK = []string{"SHA256SUMS", "*" + dist.SidecarSuffix, "*.intoto.jsonl", "*.sigstore.json", "*" + evidence.Infix + "*"}
+// SHA256SUMS and sidecar. The patterns are dist's names of a release "*"
+// (and of a target "*"): *.intoto.jsonl, *.sigstore.json and
+// *-verifier-evidence-*.
+var unlistedOK = []string{dist.ChecksumsFile, dist.Sidecar("*"), anyRelease.Provenance(), anyRelease.ProvenanceBundle(), anyRelease.EvidenceRoot("*")}
+
+// anyRelease spells the names of every release as path.Match patterns.
+var anyRelease = dist.Names{Base: "*"}
 
 // Dist audits an output folder: the folder's own checks first, then each
 // wheel and bundle in it.
@@ -255,16 +260,16 @@ func Dist(ctx context.Context, dir string, o Options) ([]Item, error) {
 	it := newItem(dir, "dist")
 	var sub []Item
 
-	sumsPath := filepath.Join(dir, "SHA256SUMS")
+	sumsPath := filepath.Join(dir, dist.ChecksumsFile)
 	sums, err := checksum.ReadSums(sumsPath)
 	if err != nil {
-		it.check("sha256sums", Finding{File: "SHA256SUMS", Msg: err.Error()})
+		it.check("sha256sums", Finding{File: dist.ChecksumsFile, Msg: err.Error()})
 	} else {
 		r, err := checksum.Verify(ctx, dir, sums, checksum.VerifyOptions{Unlisted: true, Ignore: unlistedOK})
 		if err != nil {
 			return nil, err
 		}
-		it.check("sha256sums", listFindings("SHA256SUMS", r)...)
+		it.check("sha256sums", listFindings(dist.ChecksumsFile, r)...)
 	}
 
 	entries, err := os.ReadDir(dir)
@@ -279,7 +284,7 @@ func Dist(ctx context.Context, dir string, o Options) ([]Item, error) {
 	var wheels, bundles, evidences []string
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || name == "SHA256SUMS" {
+		if e.IsDir() || name == dist.ChecksumsFile {
 			continue
 		}
 		if art, ok := strings.CutSuffix(name, dist.SidecarSuffix); ok {
@@ -298,14 +303,12 @@ func Dist(ctx context.Context, dir string, o Options) ([]Item, error) {
 		if !files[name+dist.SidecarSuffix] {
 			sidecarFindings = append(sidecarFindings, Finding{File: name, Msg: "has no " + name + dist.SidecarSuffix + " sidecar"})
 		}
-		switch {
-		case evidence.IsFile(name):
-			if strings.HasSuffix(name, ".tar.gz") {
-				evidences = append(evidences, name)
-			}
-		case strings.HasSuffix(name, ".whl"):
+		switch c, _ := dist.Guess(name); {
+		case c.Kind == dist.KindEvidence:
+			evidences = append(evidences, name)
+		case c.Kind == dist.KindWheel || dist.ClaimsWheel(name):
 			wheels = append(wheels, name)
-		case strings.HasSuffix(name, ".tar.gz"):
+		case c.Kind == dist.KindBundle:
 			bundles = append(bundles, name)
 		}
 	}
@@ -394,7 +397,7 @@ func pairFindings(dir string, wheels []string) []Finding {
 func sbomFindings(dir string, entries []os.DirEntry, inside map[string]string) []Finding {
 	var docs []string
 	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".spdx.json") {
+		if c, _ := dist.Guess(e.Name()); c.Kind == dist.KindSBOM {
 			docs = append(docs, e.Name())
 		}
 	}
@@ -441,13 +444,13 @@ func sbomFindings(dir string, entries []os.DirEntry, inside map[string]string) [
 // manifestFindings checks the digests manifest.json records against the
 // files of the folder.
 func manifestFindings(dir string) []Finding {
-	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	data, err := os.ReadFile(filepath.Join(dir, dist.ManifestFile))
 	if err != nil {
-		return []Finding{{File: "manifest.json", Msg: err.Error()}}
+		return []Finding{{File: dist.ManifestFile, Msg: err.Error()}}
 	}
 	var m dist.Manifest
 	if err := json.Unmarshal(data, &m); err != nil || m.Schema != dist.ManifestSchema {
-		return []Finding{{File: "manifest.json", Msg: "not an mkrelease manifest"}}
+		return []Finding{{File: dist.ManifestFile, Msg: "not an mkrelease manifest"}}
 	}
 	var out []Finding
 	check := func(a dist.ManifestArtifact) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/channel"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/provenance"
 )
@@ -69,7 +70,7 @@ func Channel(ctx context.Context, dest string, o Options) ([]Item, error) {
 		}
 		slices.Sort(names)
 		for _, n := range names {
-			if strings.HasSuffix(n, ".whl") {
+			if dist.ClaimsWheel(n) {
 				sub = append(sub, Wheel(filepath.Join(dir, n)))
 			}
 		}
@@ -79,9 +80,9 @@ func Channel(ctx context.Context, dest string, o Options) ([]Item, error) {
 
 // vsaFindings checks the version folder's verification summary.
 func vsaFindings(v *provenance.Verifier, dir, rel string, files map[string]string) []Finding {
-	vsas, _ := filepath.Glob(filepath.Join(dir, "*"+provenance.VSASuffix))
+	vsas, _ := filepath.Glob(filepath.Join(dir, anyRelease.VSA()))
 	if len(vsas) != 1 {
-		return []Finding{{File: rel, Msg: fmt.Sprintf("want one signed verification summary (*%s), found %d", provenance.VSASuffix, len(vsas))}}
+		return []Finding{{File: rel, Msg: fmt.Sprintf("want one signed verification summary (%s), found %d", anyRelease.VSA(), len(vsas))}}
 	}
 	name := rel + filepath.Base(vsas[0])
 	env, err := os.ReadFile(vsas[0])

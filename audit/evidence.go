@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mkrelease/mkrelease/evidence"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 )
@@ -49,11 +49,11 @@ func Evidence(ctx context.Context, path string, o Options) (Item, error) {
 // wheel file beside it (the run must have installed those it names).
 func evidenceWheels(ctx context.Context, path string) (map[string]string, bool, error) {
 	dir := filepath.Dir(path)
-	release, target, ok := evidence.SplitName(filepath.Base(path))
-	if !ok {
-		return nil, false, &UsageError{Msg: path + ": not an evidence archive name (NAME-VERSION" + evidence.Infix + "TARGET.tar.gz)"}
+	c, names := dist.Guess(filepath.Base(path))
+	if c.Kind != dist.KindEvidence {
+		return nil, false, &UsageError{Msg: path + ": not an evidence archive name (" + dist.NamesOf("NAME", "VERSION").Evidence("TARGET") + ")"}
 	}
-	bundlePath := filepath.Join(dir, release+"-"+target+".tar.gz")
+	bundlePath := filepath.Join(dir, names.Bundle(c.Target))
 	if _, err := os.Stat(bundlePath); err == nil {
 		// A bundle that does not check out is the bundle's own finding;
 		// the evidence is then compared with the wheels beside it.
@@ -61,9 +61,8 @@ func evidenceWheels(ctx context.Context, path string) (map[string]string, bool, 
 			return wheels, true, nil
 		}
 	}
-	whls, _ := filepath.Glob(filepath.Join(dir, "*.whl"))
 	wheels := map[string]string{}
-	for _, w := range whls {
+	for _, w := range dist.WheelFiles(dir) {
 		sha, _, err := checksum.File(w)
 		if err != nil {
 			return nil, false, err

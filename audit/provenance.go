@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/build/lock"
-	"github.com/mkrelease/mkrelease/evidence"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/provenance"
 )
@@ -25,8 +25,8 @@ type Options struct {
 	Lock *lock.Lock
 }
 
-// subjectFiles are the files of dir a provenance must name: wheels, bundles
-// and the SBOM, with their sha256.
+// subjectFiles are the files of dir a provenance must name (the kinds
+// dist calls subjects: wheels, bundles and the SBOM), with their sha256.
 func subjectFiles(dir string) (map[string]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -35,7 +35,7 @@ func subjectFiles(dir string) (map[string]string, error) {
 	files := map[string]string{}
 	for _, e := range entries {
 		n := e.Name()
-		if e.IsDir() || evidence.IsFile(n) || !(strings.HasSuffix(n, ".whl") || strings.HasSuffix(n, ".tar.gz") || strings.HasSuffix(n, ".spdx.json")) {
+		if c, _ := dist.Guess(n); e.IsDir() || !(c.Kind.Subject() || dist.ClaimsWheel(n)) {
 			continue
 		}
 		sha, _, err := checksum.File(filepath.Join(dir, n))
@@ -80,7 +80,7 @@ func provenanceChecks(it *item, dir string, o Options) {
 	res, err := v.Verify(env, provenance.WithArtifacts(files))
 	it.check("provenance", verifyFindings(name, err)...)
 
-	bundles, _ := filepath.Glob(filepath.Join(dir, "*.sigstore.json"))
+	bundles, _ := filepath.Glob(filepath.Join(dir, anyRelease.ProvenanceBundle()))
 	switch len(bundles) {
 	case 0:
 		it.check("provenance-bundle", Finding{Msg: "no Sigstore bundle (NAME-VERSION.sigstore.json)"})

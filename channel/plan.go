@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/fsmode"
 	"github.com/mkrelease/mkrelease/internal/pep440"
@@ -234,7 +235,7 @@ func prepare(ctx context.Context, r Release) (*Plan, error) {
 		}
 		p.sources[name] = path
 		p.Assets = append(p.Assets, Asset{Name: name, SHA256: sha, Size: size})
-		if strings.HasSuffix(name, ".whl") {
+		if dist.ClaimsWheel(name) {
 			w, meta, err := readWheel(path, v)
 			if err != nil {
 				return nil, err

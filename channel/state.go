@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/fsmode"
 	"github.com/mkrelease/mkrelease/internal/pep440"
@@ -212,7 +213,7 @@ func (v Version) problems() []string {
 		}
 	}
 	for name := range assets {
-		if strings.HasSuffix(name, ".whl") && !slices.ContainsFunc(v.Wheels, func(w Wheel) bool { return w.File == name }) {
+		if dist.ClaimsWheel(name) && !slices.ContainsFunc(v.Wheels, func(w Wheel) bool { return w.File == name }) {
 			add("asset %s is a wheel missing from wheels", name)
 		}
 	}

@@ -301,7 +301,7 @@ func (r *Report) checkReleaseSums(ctx context.Context, root string, st *State) e
 				for _, f := range res.Findings {
 					r.add(rel(f.Name), CheckSidecar, "%s (per sidecar %s)", strings.TrimPrefix(f.String(), f.Name+": "), a.Name)
 				}
-			case a.Name == "SHA256SUMS":
+			case a.Name == dist.ChecksumsFile:
 				sums, err := checksum.ReadSums(file)
 				if err != nil {
 					r.add(rel(a.Name), CheckSums, "%v", err)

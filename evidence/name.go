@@ -1,41 +1,39 @@
 package evidence
 
-import "strings"
+import "github.com/mkrelease/mkrelease/dist"
+
+// The evidence file names are package dist's ([dist.Names.Evidence],
+// [dist.Names.EvidenceStatements], [dist.Guess]); these wrappers remain
+// for the callers that have not moved to dist yet.
 
 // Infix marks evidence files: NAME-VERSION-verifier-evidence-TARGET.
-const Infix = "-verifier-evidence-"
+const Infix = dist.EvidenceInfix
 
-// Name is the base name of a target's evidence: the archive is
-// NAME.tar.gz (root folder NAME/), its signed statements NAME.intoto.jsonl,
-// each with a .sha256 sidecar.
+// Name is the base name of a target's evidence ([dist.Names.EvidenceRoot]):
+// the archive is NAME.tar.gz (root folder NAME/), its signed statements
+// NAME.intoto.jsonl, each with a .sha256 sidecar.
 func Name(project, version, target string) string {
-	return project + "-" + version + Infix + target
+	return dist.NamesOf(project, version).EvidenceRoot(target)
 }
 
 // IsFile reports whether a file name is one of evidence's: the archive,
 // the statements, or their sidecars. Evidence is never reproducible, so a
 // release folder's SHA256SUMS and its provenance leave these files out.
 func IsFile(name string) bool {
-	base := strings.TrimSuffix(name, ".sha256")
-	for _, ext := range []string{".tar.gz", ".intoto.jsonl"} {
-		if stem, ok := strings.CutSuffix(base, ext); ok {
-			_, target, found := strings.Cut(stem, Infix)
-			return found && target != ""
-		}
+	c, _ := dist.Guess(name)
+	k := c.Kind
+	if k == dist.KindSidecar {
+		k = c.Of
 	}
-	return false
+	return k == dist.KindEvidence || k == dist.KindEvidenceStatements
 }
 
 // SplitName splits an evidence archive's base name into the release's
 // NAME-VERSION and the target.
 func SplitName(base string) (release, target string, ok bool) {
-	stem, isArchive := strings.CutSuffix(base, ".tar.gz")
-	if !isArchive {
+	c, n := dist.Guess(base)
+	if c.Kind != dist.KindEvidence {
 		return "", "", false
 	}
-	i := strings.LastIndex(stem, Infix)
-	if i <= 0 || i+len(Infix) == len(stem) {
-		return "", "", false
-	}
-	return stem[:i], stem[i+len(Infix):], true
+	return n.Base, c.Target, true
 }

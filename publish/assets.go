@@ -10,15 +10,15 @@ import (
 
 	"github.com/mkrelease/mkrelease/audit"
 	"github.com/mkrelease/mkrelease/dist"
-	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/policies"
-	"github.com/mkrelease/mkrelease/provenance"
 )
 
 // selection is the files of a release folder a publish takes.
 type selection struct {
+	// release spells the release's file names and classifies them.
+	release dist.Names
 	// paths are the assets, by path (SHA256SUMS may be a filtered copy in
 	// the staging folder), sorted by base name.
 	paths []string
@@ -59,10 +59,10 @@ func (s *selection) targetOfWheel(name string) string {
 
 // selectAssets chooses the files of dist to publish (see the package doc).
 func selectAssets(ctx context.Context, dir, project, version string, targets, skipped []string, staging string) (*selection, error) {
-	sel := &selection{wheelsOf: map[string]map[string]string{}, missing: map[string]string{}, excluded: map[string]bool{}}
+	sel := &selection{release: dist.NamesOf(project, version), wheelsOf: map[string]map[string]string{}, missing: map[string]string{}, excluded: map[string]bool{}}
 	keep := map[string]bool{} // wheels a released bundle holds
 	for _, t := range targets {
-		p := filepath.Join(dir, bundleName(project, version, t))
+		p := filepath.Join(dir, sel.release.Bundle(t))
 		if _, err := os.Stat(p); err != nil {
 			sel.wheelsOf[t] = nil
 			sel.missing[t] = filepath.Base(p)
@@ -79,7 +79,7 @@ func selectAssets(ctx context.Context, dir, project, version string, targets, sk
 		}
 	}
 	for _, t := range skipped {
-		b := bundleName(project, version, t)
+		b := sel.release.Bundle(t)
 		sel.excluded[b] = true
 		if ws, err := runner.BundleWheels(ctx, filepath.Join(dir, b)); err == nil {
 			for w := range ws {
@@ -95,16 +95,14 @@ func selectAssets(ctx context.Context, dir, project, version string, targets, sk
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || name == "SHA256SUMS" || strings.HasSuffix(name, provenance.VSASuffix) || strings.HasSuffix(name, provenance.VSASuffix+dist.SidecarSuffix) {
+		// A verification summary (any release's) and its sidecar are
+		// publish's to write, SHA256SUMS is filtered below.
+		if g, _ := dist.Guess(name); e.IsDir() || name == dist.ChecksumsFile || g.Kind == dist.KindVSA || g.Kind == dist.KindSidecar && g.Of == dist.KindVSA {
 			continue
 		}
 		art := strings.TrimSuffix(name, dist.SidecarSuffix)
-		if evidence.IsFile(name) {
-			for _, t := range skipped {
-				if strings.HasPrefix(name, evidence.Name(project, version, t)+".") {
-					sel.excluded[name] = true
-				}
-			}
+		if c := sel.release.Classify(name); isEvidence(c) && slices.Contains(skipped, c.Target) {
+			sel.excluded[name] = true
 		}
 		if sel.excluded[art] {
 			sel.excluded[name] = true
@@ -118,7 +116,7 @@ func selectAssets(ctx context.Context, dir, project, version string, targets, sk
 	// The folder's SHA256SUMS also lists files that are not published (the
 	// build/ folder, the skipped targets'): publish its lines for the
 	// assets only.
-	sums := filepath.Join(dir, "SHA256SUMS")
+	sums := filepath.Join(dir, dist.ChecksumsFile)
 	if _, err := os.Stat(sums); err == nil {
 		if list, err := checksum.ReadSums(sums); err == nil {
 			var kept checksum.Sums
@@ -128,7 +126,7 @@ func selectAssets(ctx context.Context, dir, project, version string, targets, sk
 				}
 			}
 			if len(kept) < len(list) {
-				sums = filepath.Join(staging, "SHA256SUMS")
+				sums = filepath.Join(staging, dist.ChecksumsFile)
 				if err := checksum.WriteSums(sums, kept); err != nil {
 					return nil, err
 				}
@@ -140,30 +138,26 @@ func selectAssets(ctx context.Context, dir, project, version string, targets, sk
 	return sel, nil
 }
 
-// kind classifies an asset for the policy input; "" for evidence, which
-// has facts of its own.
-func kind(name string) string {
-	switch {
-	case evidence.IsFile(name):
+// kind classifies an asset of release for the policy input, as dist
+// spells its kind (wheel, bundle, sbom, provenance, manifest, artifacts,
+// notes, sidecar, checksums, other); "" for evidence and its sidecars,
+// which have facts of their own.
+func kind(release dist.Names, name string) string {
+	c := release.Classify(name)
+	if isEvidence(c) {
 		return ""
-	case strings.HasSuffix(name, dist.SidecarSuffix):
-		return "sidecar"
-	case name == "SHA256SUMS":
-		return "checksums"
-	case strings.HasSuffix(name, ".whl"):
-		return "wheel"
-	case strings.HasSuffix(name, ".tar.gz"):
-		return "bundle"
-	case strings.HasSuffix(name, ".spdx.json"):
-		return "sbom"
-	case strings.HasSuffix(name, ".intoto.jsonl"), strings.HasSuffix(name, ".sigstore.json"):
-		return "provenance"
-	case name == "manifest.json":
-		return "manifest"
-	case strings.HasSuffix(name, ".md"):
-		return "notes"
 	}
-	return "other"
+	return c.Kind.String()
+}
+
+// isEvidence reports whether c is a target's evidence: the archive, its
+// signed statements, or the sidecar of either.
+func isEvidence(c dist.Class) bool {
+	k := c.Kind
+	if k == dist.KindSidecar {
+		k = c.Of
+	}
+	return k == dist.KindEvidence || k == dist.KindEvidenceStatements
 }
 
 // artifacts turns the audit of dist into the artifacts of the policy
@@ -217,19 +211,17 @@ func artifacts(dir string, items []audit.Item, sel *selection, digests map[strin
 	var out []policies.Artifact
 	for _, p := range sel.paths {
 		name := filepath.Base(p)
-		k := kind(name)
-		if k == "" {
+		c := sel.release.Classify(name)
+		if isEvidence(c) {
 			continue
 		}
-		a := policies.Artifact{Name: name, Kind: k, Findings: by[name]}
-		switch k {
-		case "wheel":
+		a := policies.Artifact{Name: name, Kind: c.Kind.String(), Findings: by[name]}
+		switch c.Kind {
+		case dist.KindWheel:
 			a.Target = sel.targetOfWheel(name)
-		case "bundle":
-			for t := range sel.wheelsOf {
-				if strings.HasSuffix(name, "-"+t+".tar.gz") {
-					a.Target = t
-				}
+		case dist.KindBundle:
+			if _, released := sel.wheelsOf[c.Target]; released {
+				a.Target = c.Target
 			}
 		}
 		a.SHA256 = digests[name]
@@ -237,7 +229,7 @@ func artifacts(dir string, items []audit.Item, sel *selection, digests map[strin
 		out = append(out, a)
 	}
 	for t, name := range sel.missing {
-		out = append(out, policies.Artifact{Name: name, Kind: "bundle", Target: t, Findings: []string{"missing from " + dir}})
+		out = append(out, policies.Artifact{Name: name, Kind: dist.KindBundle.String(), Target: t, Findings: []string{"missing from " + dir}})
 	}
 	if len(folder) > 0 {
 		out = append(out, policies.Artifact{Name: filepath.Base(dir) + "/", Kind: "folder", Findings: folder})
@@ -249,10 +241,8 @@ func artifacts(dir string, items []audit.Item, sel *selection, digests map[strin
 // provenanceFile is the asset a provenance finding without a file of its
 // own is reported on.
 func provenanceFile(sel *selection) string {
-	for _, n := range sel.names() {
-		if kind(n) == "provenance" && strings.HasSuffix(n, ".intoto.jsonl") {
-			return n
-		}
+	if n := sel.release.Provenance(); sel.has(n) {
+		return n
 	}
 	return ""
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/evidence/stats"
 	"github.com/mkrelease/mkrelease/policies"
@@ -33,7 +34,7 @@ var evidenceCheck = map[string]string{
 // exact wheels of its bundle (nil when the bundle cannot be read), and
 // those wheels against the published ones (digests, by file name).
 func checkEvidence(ctx context.Context, dir, project, version, target string, wheels, digests map[string]string, keys []crypto.PublicKey) (policies.Evidence, error) {
-	name := evidenceName(project, version, target)
+	name := dist.NamesOf(project, version).Evidence(target)
 	e := policies.Evidence{Target: target, File: name}
 	archive := filepath.Join(dir, name)
 	if _, err := os.Stat(archive); err != nil {

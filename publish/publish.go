@@ -45,10 +45,8 @@ import (
 	"github.com/mkrelease/mkrelease/audit"
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
-	"github.com/mkrelease/mkrelease/bundle"
 	"github.com/mkrelease/mkrelease/channel"
 	"github.com/mkrelease/mkrelease/dist"
-	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/policies"
 	"github.com/mkrelease/mkrelease/provenance"
 )
@@ -166,7 +164,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	vsaName := project + "-" + version + provenance.VSASuffix
+	vsaName := sel.release.VSA()
 	volatile := []string{vsaName, vsaName + dist.SidecarSuffix}
 	rel := channel.Release{Project: project, Version: version, Assets: sel.paths, AllowDowngrade: o.AllowDowngrade, Volatile: volatile}
 	plan, err := ch.Plan(ctx, rel)
@@ -190,7 +188,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("publish: verifying %s: %w", o.Dist, err)
 	}
 	in.Artifacts = artifacts(o.Dist, items, sel, digests)
-	pf := audit.Provenance(o.Dist, project+"-"+version+".intoto.jsonl", aopts)
+	pf := audit.Provenance(o.Dist, sel.release.Provenance(), aopts)
 	in.Provenance = policies.Provenance{
 		Present: pf.Present, File: pf.File, SignedByTrustedKey: pf.Signed, KeyID: pf.KeyID,
 		SubjectsMatch: pf.SubjectsMatch, Findings: findingTexts(pf.Findings),
@@ -293,26 +291,16 @@ func parameters(p config.Policy, allowDowngrade bool) policies.Parameters {
 	return out
 }
 
-// bundleName is the file name of a target's bundle.
-func bundleName(project, version, target string) string {
-	return bundle.Name(project, version, target) + ".tar.gz"
-}
-
 // TargetsWithEvidence splits the targets of cfg, in its order, into those
 // whose evidence archive is in the release folder dist and those whose is
 // not.
 func TargetsWithEvidence(cfg *config.Config, dir string) (with, without []string) {
 	for _, t := range cfg.TargetNames() {
-		if _, err := os.Stat(filepath.Join(dir, evidenceName(cfg.Project.NormalizedName, cfg.Project.Version, t))); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, dist.NamesOf(cfg.Project.NormalizedName, cfg.Project.Version).Evidence(t))); err == nil {
 			with = append(with, t)
 		} else {
 			without = append(without, t)
 		}
 	}
 	return with, without
-}
-
-// evidenceName is the file name of a target's evidence archive.
-func evidenceName(project, version, target string) string {
-	return evidence.Name(project, version, target) + ".tar.gz"
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/evidence/stats"
 	"github.com/mkrelease/mkrelease/policies"
@@ -54,10 +55,12 @@ func TestKind(t *testing.T) {
 		"vexl-0.3.0.sigstore.json":                                    "provenance",
 		"SHA256SUMS":                                                  "checksums",
 		"manifest.json":                                               "manifest",
+		"artifacts.json":                                              "artifacts",
+		"artifacts.json.sha256":                                       "sidecar",
 		"RELEASE_NOTES.md":                                            "notes",
 		"something.bin":                                               "other",
 	} {
-		if got := kind(name); got != want {
+		if got := kind(dist.NamesOf("vexl", "0.3.0"), name); got != want {
 			t.Errorf("kind(%s) = %q, want %q", name, got, want)
 		}
 	}

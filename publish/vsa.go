@@ -52,8 +52,9 @@ func vsa(dir string, in policies.Input, d *policies.Decision, pf audit.Provenanc
 		v.PolicyModules[p.Name] = p.SHA256
 	}
 	for _, a := range in.Artifacts {
-		switch a.Kind {
-		case "wheel", "bundle", "sbom":
+		// What dist calls subjects (wheels, bundles, the SBOM): the files
+		// audit compares a published summary with.
+		if k, ok := dist.ParseKind(a.Kind); ok && k.Subject() {
 			v.Subjects = append(v.Subjects, provenance.Subject{Name: a.Name, SHA256: a.SHA256})
 		}
 	}
@@ -64,7 +65,7 @@ func vsa(dir string, in policies.Input, d *policies.Decision, pf audit.Provenanc
 		if !e.Present {
 			continue
 		}
-		st := strings.TrimSuffix(e.File, ".tar.gz") + ".intoto.jsonl"
+		st := dist.StatementsOf(e.File)
 		sha, _, err := checksum.File(filepath.Join(dir, st))
 		if err != nil {
 			return v, fmt.Errorf("publish: evidence statements of %s: %w", e.Target, err)

@@ -111,7 +111,7 @@ func (e *refusal) ExitCode() int { return 1 }
 func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error) {
 	rep := &Report{Archive: archive, Findings: []Finding{}}
 	base := filepath.Base(archive)
-	name := strings.TrimSuffix(base, ".tar.gz")
+	name, _ := dist.ArchiveRoot(base) // the root folder; base itself when not a .tar.gz
 	if _, err := os.Stat(dist.SidecarPath(archive)); err == nil {
 		rep.run(CheckSidecar)
 		sr, err := dist.VerifySidecar(dist.SidecarPath(archive))
@@ -140,11 +140,11 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 	}
 
 	rep.run(CheckSums)
-	sums, err := checksum.ReadSums(filepath.Join(root, "SHA256SUMS"))
+	sums, err := checksum.ReadSums(filepath.Join(root, dist.ChecksumsFile))
 	if err != nil {
-		rep.add(CheckSums, "SHA256SUMS", "%v", err)
+		rep.add(CheckSums, dist.ChecksumsFile, "%v", err)
 	} else {
-		vr, err := checksum.Verify(ctx, root, sums, checksum.VerifyOptions{Unlisted: true, Ignore: []string{"SHA256SUMS"}})
+		vr, err := checksum.Verify(ctx, root, sums, checksum.VerifyOptions{Unlisted: true, Ignore: []string{dist.ChecksumsFile}})
 		if err != nil {
 			return nil, err
 		}
@@ -168,8 +168,8 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 
 	rep.run(CheckRecords)
 	var m Manifest
-	if data, err := os.ReadFile(filepath.Join(root, "manifest.json")); err != nil || json.Unmarshal(data, &m) != nil || m.Schema != ManifestSchema {
-		rep.add(CheckRecords, "manifest.json", "missing or not an evidence manifest")
+	if data, err := os.ReadFile(filepath.Join(root, dist.ManifestFile)); err != nil || json.Unmarshal(data, &m) != nil || m.Schema != ManifestSchema {
+		rep.add(CheckRecords, dist.ManifestFile, "missing or not an evidence manifest")
 		return rep, nil
 	}
 	rep.Manifest = &m
@@ -205,7 +205,7 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 			}
 			ms = append(ms, lm...)
 		default:
-			rep.add(CheckRecords, "manifest.json", "lane %s has unknown kind %q", l.Name, l.Kind)
+			rep.add(CheckRecords, dist.ManifestFile, "lane %s has unknown kind %q", l.Name, l.Kind)
 		}
 	}
 
@@ -243,14 +243,14 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 	ident, _ := run.CanonicalIdentity()
 	var manifestIdent bytes.Buffer
 	if len(ident) > 0 && (json.Compact(&manifestIdent, m.Identity) != nil || !bytes.Equal(ident, manifestIdent.Bytes())) {
-		rep.add(CheckIdentity, "manifest.json", "the run identity differs from the store's")
+		rep.add(CheckIdentity, dist.ManifestFile, "the run identity differs from the store's")
 	}
 	if o.Wheels != nil {
 		checkWheels(rep, run, o.Wheels, o.ExactWheels)
 	}
 
 	rep.run(CheckSignature)
-	checkStatements(rep, archive, name, run, o.TrustedKeys, sum)
+	checkStatements(rep, archive, run, o.TrustedKeys, sum)
 	return rep, nil
 }
 
@@ -291,20 +291,21 @@ func compareSummary(rep *Report, root, file string, want any) {
 // checkStatements verifies the signed statements beside the archive: each
 // is signed by a trusted key and names the archive and the run's wheels;
 // the summary statement carries the recomputed summary.
-func checkStatements(rep *Report, archive, name string, run store.Run, keys []crypto.PublicKey, sum *Summary) {
-	path := filepath.Join(filepath.Dir(archive), name+".intoto.jsonl")
+func checkStatements(rep *Report, archive string, run store.Run, keys []crypto.PublicKey, sum *Summary) {
+	name := dist.StatementsOf(filepath.Base(archive))
+	path := filepath.Join(filepath.Dir(archive), name)
 	data, err := os.ReadFile(path)
 	if err != nil {
-		rep.add(CheckSignature, name+".intoto.jsonl", "no signed statements beside the archive")
+		rep.add(CheckSignature, name, "no signed statements beside the archive")
 		return
 	}
 	if len(keys) == 0 {
-		rep.add(CheckSignature, name+".intoto.jsonl", "no trusted key to check the signatures with: pass --key PUB.pem (or list it in [signing] trusted_keys)")
+		rep.add(CheckSignature, name, "no trusted key to check the signatures with: pass --key PUB.pem (or list it in [signing] trusted_keys)")
 		return
 	}
 	v, err := provenance.NewVerifier(keys...)
 	if err != nil {
-		rep.add(CheckSignature, name+".intoto.jsonl", "%v", err)
+		rep.add(CheckSignature, name, "%v", err)
 		return
 	}
 	archiveSHA, _, err := checksum.File(archive)
@@ -321,7 +322,7 @@ func checkStatements(rep *Report, archive, name string, run store.Run, keys []cr
 	for i, line := range lines {
 		keyID, st, err := v.VerifyEnvelope(line)
 		if err != nil {
-			rep.add(CheckSignature, fmt.Sprintf("%s line %d", name+".intoto.jsonl", i+1), "%v", err)
+			rep.add(CheckSignature, fmt.Sprintf("%s line %d", name, i+1), "%v", err)
 			continue
 		}
 		if rep.KeyID == "" {
@@ -336,7 +337,7 @@ func checkStatements(rep *Report, archive, name string, run store.Run, keys []cr
 			Predicate     json.RawMessage `json:"predicate"`
 		}
 		if err := json.Unmarshal(st, &s); err != nil {
-			rep.add(CheckSignature, fmt.Sprintf("%s line %d", name+".intoto.jsonl", i+1), "not a statement: %v", err)
+			rep.add(CheckSignature, fmt.Sprintf("%s line %d", name, i+1), "not a statement: %v", err)
 			continue
 		}
 		got := map[string]string{}
@@ -352,21 +353,21 @@ func checkStatements(rep *Report, archive, name string, run store.Run, keys []cr
 			sawSummary = true
 			var p summaryPredicate
 			if err := json.Unmarshal(s.Predicate, &p); err != nil {
-				rep.add(CheckSignature, name+".intoto.jsonl", "summary statement: %v", err)
+				rep.add(CheckSignature, name, "summary statement: %v", err)
 				continue
 			}
 			a, _ := json.Marshal(p.Summary)
 			b, _ := json.Marshal(sum)
 			if !bytes.Equal(a, b) {
-				rep.add(CheckSignature, name+".intoto.jsonl", "the signed summary differs from the one recomputed from the records")
+				rep.add(CheckSignature, name, "the signed summary differs from the one recomputed from the records")
 			}
 			if ident, err := run.CanonicalIdentity(); err == nil && !bytes.Equal(ident, p.Identity) {
-				rep.add(CheckSignature, name+".intoto.jsonl", "the signed run identity differs from the store's")
+				rep.add(CheckSignature, name, "the signed run identity differs from the store's")
 			}
 		}
 	}
 	if !sawSummary {
-		rep.add(CheckSignature, name+".intoto.jsonl", "no signed summary statement")
+		rep.add(CheckSignature, name, "no signed summary statement")
 	}
 }
 

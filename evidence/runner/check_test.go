@@ -104,7 +104,7 @@ func (f *fixture) pack(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	archive, _, err := pack(context.Background(), f.o, f.stage, f.name, f.run, sum)
+	archive, _, err := pack(context.Background(), f.o, f.stage, f.run, sum)
 	if err != nil {
 		t.Fatal(err)
 	}

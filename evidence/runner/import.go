@@ -12,7 +12,6 @@ import (
 
 	"github.com/mkrelease/mkrelease/bundle"
 	"github.com/mkrelease/mkrelease/dist"
-	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 )
@@ -37,8 +36,7 @@ func BundleWheels(ctx context.Context, path string) (map[string]string, error) {
 func wheelDigests(root string) (map[string]string, error) {
 	out := map[string]string{}
 	for _, sub := range []string{"wheels", "dependencies"} {
-		m, _ := filepath.Glob(filepath.Join(root, sub, "*.whl"))
-		for _, p := range m {
+		for _, p := range dist.WheelFiles(filepath.Join(root, sub)) {
 			sha, _, err := checksum.File(p)
 			if err != nil {
 				return nil, err
@@ -64,11 +62,12 @@ type ImportOptions struct {
 // atomically. The report is returned either way; a refusal is its Err.
 func Import(ctx context.Context, path string, o ImportOptions) (*Report, error) {
 	base := filepath.Base(path)
-	release, target, ok := evidence.SplitName(base)
-	if !ok {
-		return nil, &usageError{fmt.Sprintf("%s: not an evidence archive (NAME-VERSION%sTARGET.tar.gz)", path, evidence.Infix)}
+	c, names := dist.Guess(base)
+	if c.Kind != dist.KindEvidence {
+		return nil, &usageError{fmt.Sprintf("%s: not an evidence archive (%s)", path, dist.NamesOf("NAME", "VERSION").Evidence("TARGET"))}
 	}
-	bundlePath := filepath.Join(o.Dist, release+"-"+target+".tar.gz")
+	target := c.Target
+	bundlePath := filepath.Join(o.Dist, names.Bundle(target))
 	if _, err := os.Stat(bundlePath); err != nil {
 		return nil, &usageError{fmt.Sprintf("%s: no bundle %s for target %s in %s to check the evidence against: import into the release folder it was made for (--dist)", path, filepath.Base(bundlePath), target, o.Dist)}
 	}
@@ -83,7 +82,7 @@ func Import(ctx context.Context, path string, o ImportOptions) (*Report, error) 
 	if !rep.OK() {
 		return rep, rep.Err()
 	}
-	statements := filepath.Join(filepath.Dir(path), release+evidence.Infix+target+".intoto.jsonl")
+	statements := filepath.Join(filepath.Dir(path), names.EvidenceStatements(target))
 	for _, src := range []string{path, statements} {
 		dst := filepath.Join(o.Dist, filepath.Base(src))
 		if same, _ := sameFile(src, dst); same {

@@ -50,7 +50,8 @@ type summaryPredicate struct {
 // pack writes the archive of the staged evidence, its sidecar, and the
 // signed statements (one test-result statement per lane, then the summary)
 // into the release folder, each file atomically.
-func pack(ctx context.Context, o RunOptions, stage, name string, run store.Run, sum *Summary) (string, string, error) {
+func pack(ctx context.Context, o RunOptions, stage string, run store.Run, sum *Summary) (string, string, error) {
+	names := dist.NamesOf(o.Config.Project.NormalizedName, o.Config.Project.Version)
 	if o.Signer == nil {
 		return "", "", errors.New("evidence: no signing key: evidence is always signed")
 	}
@@ -66,8 +67,8 @@ func pack(ctx context.Context, o RunOptions, stage, name string, run store.Run, 
 	if err != nil {
 		return "", "", err
 	}
-	archive := filepath.Join(o.Dist, name+".tar.gz")
-	sha, _, err := tarball.WriteFile(ctx, archive, entries, tarball.Options{Root: name, MTime: time.Now().Unix()})
+	archive := filepath.Join(o.Dist, names.Evidence(o.Target))
+	sha, _, err := tarball.WriteFile(ctx, archive, entries, tarball.Options{Root: names.EvidenceRoot(o.Target), MTime: time.Now().Unix()})
 	if err != nil {
 		return "", "", fmt.Errorf("evidence: %w", err)
 	}
@@ -102,7 +103,7 @@ func pack(ctx context.Context, o RunOptions, stage, name string, run store.Run, 
 		return "", "", err
 	}
 	lines.Write(line)
-	statements := filepath.Join(o.Dist, name+".intoto.jsonl")
+	statements := filepath.Join(o.Dist, names.EvidenceStatements(o.Target))
 	if err := atomicfile.WriteFile(statements, lines.Bytes(), 0o644); err != nil {
 		return "", "", err
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/bundle"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/evidence/sanitize"
 	"github.com/mkrelease/mkrelease/evidence/store"
@@ -100,7 +101,8 @@ func Run(ctx context.Context, o RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	bundlePath := filepath.Join(o.Dist, bundle.Name(c.Project.NormalizedName, c.Project.Version, o.Target)+".tar.gz")
+	names := dist.NamesOf(c.Project.NormalizedName, c.Project.Version)
+	bundlePath := filepath.Join(o.Dist, names.Bundle(o.Target))
 	opened, rep, err := bundle.Open(ctx, bundlePath)
 	if err != nil {
 		return nil, fmt.Errorf("evidence: %w", err)
@@ -207,8 +209,7 @@ func Run(ctx context.Context, o RunOptions) (*Result, error) {
 		return nil, err
 	}
 
-	name := evidence.Name(c.Project.NormalizedName, c.Project.Version, o.Target)
-	stage := filepath.Join(work, "stage", name)
+	stage := filepath.Join(work, "stage", names.EvidenceRoot(o.Target))
 	if err := writeStage(stage, c, o.Target, run, lanes, cases, ms, sum, started, finished); err != nil {
 		return nil, err
 	}
@@ -219,7 +220,7 @@ func Run(ctx context.Context, o RunOptions) (*Result, error) {
 	if len(findings) > 0 {
 		return nil, &RefusedError{Findings: findings}
 	}
-	archive, statements, err := pack(ctx, o, stage, name, run, sum)
+	archive, statements, err := pack(ctx, o, stage, run, sum)
 	if err != nil {
 		return nil, err
 	}
@@ -403,8 +404,7 @@ func (e *NotRunnableError) ExitCode() int { return 2 }
 // machine.
 func runsHere(root, target string) error {
 	for _, sub := range []string{"wheels", "dependencies"} {
-		m, _ := filepath.Glob(filepath.Join(root, sub, "*.whl"))
-		for _, p := range m {
+		for _, p := range dist.WheelFiles(filepath.Join(root, sub)) {
 			fn, err := wheel.ParseFilename(filepath.Base(p))
 			if err != nil {
 				return fmt.Errorf("evidence: %s: %w", filepath.Base(p), err)

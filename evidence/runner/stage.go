@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/evidence/stats"
 	"github.com/mkrelease/mkrelease/evidence/store"
@@ -86,7 +87,7 @@ func writeStage(dir string, c *config.Config, target string, run store.Run, lane
 		sort.Strings(ml.Files)
 		m.Lanes = append(m.Lanes, ml)
 	}
-	for name, v := range map[string]any{"manifest.json": m, "summary.json": sum} {
+	for name, v := range map[string]any{dist.ManifestFile: m, "summary.json": sum} {
 		js, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
 			return err
@@ -110,7 +111,7 @@ func writeSums(dir string) error {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
-		if rel == "SHA256SUMS" {
+		if rel == dist.ChecksumsFile {
 			return nil
 		}
 		sha, _, err := checksum.File(p)
@@ -123,7 +124,7 @@ func writeSums(dir string) error {
 	if err != nil {
 		return err
 	}
-	return checksum.WriteSums(filepath.Join(dir, "SHA256SUMS"), sums)
+	return checksum.WriteSums(filepath.Join(dir, dist.ChecksumsFile), sums)
 }
 
 // report renders a lane's summary for people.
