@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/channel"
-	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/provenance"
 )
 

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/build/lock"
-	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/provenance"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/bundle/deps"
-	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/wheel"
 	"github.com/mkrelease/mkrelease/wheel/platform"
 )

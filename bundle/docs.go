@@ -8,8 +8,8 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/dist"
 )
 
 // Docs are the facts INSTALL.md and install.sh state about one bundle.

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/dist"
 )
 
 func TestCleanEnv(t *testing.T) {

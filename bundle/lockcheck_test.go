@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mkrelease/mkrelease/bundle/deps"
-	"github.com/mkrelease/mkrelease/dist"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/pep508"
 )
 

@@ -22,8 +22,8 @@ import (
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/bundle/deps"
-	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/release"
 )
 

@@ -12,9 +12,9 @@ import (
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/bundle/deps"
-	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/spdxexpr"
 	"github.com/mkrelease/mkrelease/release"
 	"github.com/mkrelease/mkrelease/sbom"
@@ -31,22 +31,6 @@ func (SBOMStage) String() string { return "sbom" }
 
 // Skip skips the stage when there are no wheels.
 func (SBOMStage) Skip(r *release.Release) (string, bool) { return skipWithoutWheels(r) }
-
-// SBOMName is the file name of the release's SBOM.
-//
-// Deprecated: use [dist.Names.SBOM].
-func SBOMName(c *config.Config) string {
-	return dist.NamesOf(c.Project.NormalizedName, c.Project.Version).SBOM()
-}
-
-// TargetSBOMName is the file name of a target's SBOM inside its bundle,
-// NAME-VERSION-TARGET.spdx.json: named like the bundle, and unlike the
-// release's.
-//
-// Deprecated: use [dist.Names.TargetSBOM].
-func TargetSBOMName(c *config.Config, target string) string {
-	return dist.NamesOf(c.Project.NormalizedName, c.Project.Version).TargetSBOM(target)
-}
 
 // Run builds and writes the document.
 func (SBOMStage) Run(_ context.Context, r *release.Release) error {

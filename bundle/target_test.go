@@ -12,6 +12,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/internal/artdiff"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/spdxschema"
 	"github.com/mkrelease/mkrelease/sbom"
 )
@@ -42,7 +43,7 @@ func TestBundleDependsOnItsTargetAlone(t *testing.T) {
 				if err := writeBundle(context.Background(), r, tc.target, r.Closures[tc.target]); err != nil {
 					t.Fatal(err)
 				}
-				return filepath.Join(r.Stage, Name("demo-app", "2.0", tc.target)+".tar.gz")
+				return filepath.Join(r.Stage, dist.NamesOf("demo-app", "2.0").Bundle(tc.target))
 			}
 			alone, withOther := write(tc.target), write(both...)
 			a, err := os.ReadFile(alone)

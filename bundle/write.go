@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/bundle/deps"
-	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/tarball"
 	"github.com/mkrelease/mkrelease/release"
 )
@@ -27,13 +27,6 @@ func (Stage) String() string { return "bundles" }
 
 // Skip skips the stage when there are no wheels.
 func (Stage) Skip(r *release.Release) (string, bool) { return skipWithoutWheels(r) }
-
-// Name returns the base name (root folder) of a target's bundle.
-//
-// Deprecated: use [dist.Names.BundleRoot].
-func Name(project, version, target string) string {
-	return dist.NamesOf(project, version).BundleRoot(target)
-}
 
 // Run writes the release notes and the bundles.
 func (Stage) Run(ctx context.Context, r *release.Release) error {

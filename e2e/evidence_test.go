@@ -134,7 +134,7 @@ func TestEvidenceFakeLanes(t *testing.T) {
 	}
 	r.mustMkrelease(t, "build")
 	dist := filepath.Join(r.dir, "dist")
-	name := evidence.Name("demo-app", "2.0", "linux-x86_64")
+	name := evidenceRoot("demo-app", "2.0", "linux-x86_64")
 	archive := filepath.Join(dist, name+".tar.gz")
 
 	t.Run("leaks are rejected", func(t *testing.T) {
@@ -159,7 +159,7 @@ func TestEvidenceFakeLanes(t *testing.T) {
 			if strings.Contains(errOut, "A1b2C3d4E5f6") {
 				t.Errorf("%s: the refusal repeats the secret:\n%s", tt.lane, errOut)
 			}
-			if m, _ := filepath.Glob(filepath.Join(dist, "*"+evidence.Infix+"*")); len(m) != 0 {
+			if m, _ := filepath.Glob(filepath.Join(dist, "*"+evidenceInfix+"*")); len(m) != 0 {
 				t.Errorf("%s: rejected evidence left files behind: %v", tt.lane, m)
 			}
 		}
@@ -237,7 +237,7 @@ func TestEvidenceFakeLanes(t *testing.T) {
 		if code != 1 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "evidence for other wheels") {
 			t.Errorf("import: exit %d, want 1 naming %q\n%s\n%s", code, want, out, errOut)
 		}
-		if m, _ := filepath.Glob(filepath.Join(dist, "*"+evidence.Infix+"*")); len(m) != 0 {
+		if m, _ := filepath.Glob(filepath.Join(dist, "*"+evidenceInfix+"*")); len(m) != 0 {
 			t.Errorf("refused evidence was imported: %v", m)
 		}
 	})
@@ -285,7 +285,7 @@ func checkEvidence(t *testing.T, a, b run) {
 	if !strings.Contains(errOut, "skipped a target this machine cannot run target=linux-aarch64") {
 		t.Errorf("the aarch64 target was not skipped with a warning:\n%s", errOut)
 	}
-	name := evidence.Name("vexl", "0.3.0", "linux-x86_64")
+	name := evidenceRoot("vexl", "0.3.0", "linux-x86_64")
 	pubA := filepath.Join(a.dir, ".mkrelease", "dev.pub")
 	out, errOut, code := a.mkrelease(t, "verify", filepath.Join(a.dir, "dist"), "--key", pubA)
 	if code != 0 || !strings.Contains(out, "ok    "+filepath.Join(a.dir, "dist", name+".tar.gz")+": identity") {

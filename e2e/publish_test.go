@@ -23,9 +23,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/mkrelease/mkrelease/evidence"
-	"github.com/mkrelease/mkrelease/internal/testhook"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/mkrelease/mkrelease/internal/testhook"
 )
 
 // gateVerifier is a verifier whose every figure comes from params.json in
@@ -188,7 +188,7 @@ func runEvidence(t *testing.T, r run, version string, p gateParams, args ...stri
 	t.Helper()
 	setParams(t, r, p)
 	out, errOut, code := r.mkrelease(t, append([]string{"evidence", "run"}, args...)...)
-	archive := filepath.Join(r.dir, "dist", evidence.Name("demo-app", version, "linux-x86_64")+".tar.gz")
+	archive := filepath.Join(r.dir, "dist", evidenceRoot("demo-app", version, "linux-x86_64")+".tar.gz")
 	if _, err := os.Stat(archive); err != nil || (code != 0 && code != 1) {
 		t.Fatalf("evidence run: exit %d, %v\n%s\n%s", code, err, out, errOut)
 	}
@@ -522,7 +522,7 @@ func TestPublishGate(t *testing.T) {
 
 	t.Run("b. evidence for other wheels", func(t *testing.T) {
 		refused(t, pristine, func(r run) {
-			m, _ := filepath.Glob(filepath.Join(ev["other"].dir, "dist", "*"+evidence.Infix+"*"))
+			m, _ := filepath.Glob(filepath.Join(ev["other"].dir, "dist", "*"+evidenceInfix+"*"))
 			if len(m) < 4 {
 				t.Fatalf("the other build's evidence: %v", m)
 			}
@@ -551,7 +551,7 @@ func TestPublishGate(t *testing.T) {
 		fp := ssh.FingerprintSHA256(sshKey)
 		r := refused(t, ev["untrusted"], nil, "", []string{
 			"[evidence.signed] linux-x86_64: evidence " + evArch20 + " is not signed by a trusted verifier key: " +
-				evidence.Name("demo-app", "2.0", "linux-x86_64") + ".intoto.jsonl line 1: provenance signature check: signature 0 is by untrusted key " + fp + " …",
+				evidenceRoot("demo-app", "2.0", "linux-x86_64") + ".intoto.jsonl line 1: provenance signature check: signature 0 is by untrusted key " + fp + " …",
 		})
 		// The same evidence passes once its key is trusted: the denial was
 		// the key's.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/internal/artdiff"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/spdxschema"
 	"github.com/mkrelease/mkrelease/sbom"
 )
@@ -34,7 +34,7 @@ func checkOneTarget(t *testing.T, a run) {
 		ofTarget := func(m map[string][]byte) map[string][]byte {
 			out := map[string][]byte{}
 			for rel, data := range m {
-				top := !strings.Contains(rel, "/") && strings.Contains(rel, "x86_64") && !evidence.IsFile(rel)
+				top := !strings.Contains(rel, "/") && strings.Contains(rel, "x86_64") && !isEvidence(rel)
 				if top || strings.HasPrefix(rel, "build/"+target+"/") {
 					out[rel] = data
 				}
@@ -136,3 +136,23 @@ func differingMembers(t *testing.T, a, b []byte) []string {
 	slices.Sort(out)
 	return out
 }
+
+// isEvidence reports whether a release folder's file is evidence or its
+// sidecar: taken after the build, never reproducible.
+func isEvidence(name string) bool {
+	c, _ := dist.Guess(name)
+	k := c.Kind
+	if k == dist.KindSidecar {
+		k = c.Of
+	}
+	return k == dist.KindEvidence || k == dist.KindEvidenceStatements
+}
+
+// evidenceRoot is the root folder (and the name without extension) of a
+// target's evidence, as dist spells it.
+func evidenceRoot(project, version, target string) string {
+	return dist.NamesOf(project, version).EvidenceRoot(target)
+}
+
+// evidenceInfix marks evidence files' names.
+const evidenceInfix = dist.EvidenceInfix

@@ -11,8 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/mkrelease/mkrelease/dist"
-	"github.com/mkrelease/mkrelease/evidence"
+	"github.com/mkrelease/mkrelease/internal/dist"
 )
 
 // Envelope is a DSSE envelope, decoded: the payload and signatures as bytes.
@@ -176,18 +175,10 @@ func decodeBase64(s string) ([]byte, error) {
 	return nil, errors.New("not base64")
 }
 
-// VSASuffix ends the file name of a signed verification summary
-// (NAME-VERSION.vsa.intoto.jsonl): the name [dist.Names.VSA] gives a
-// release with an empty NAME-VERSION.
-//
-// Deprecated: spell a summary's name with [dist.Names.VSA] and recognise
-// one with [dist.Guess].
-var VSASuffix = dist.Names{}.VSA()
-
 // Statements lists the release provenance files of a release folder: each
 // file whose name [dist.Guess] reads as a release's DSSE statements,
-// NAME-VERSION.intoto.jsonl ([dist.Names.Provenance]), and that is neither
-// verifier evidence's statements nor a verification summary. A folder that
+// NAME-VERSION.intoto.jsonl ([dist.Names.Provenance]); evidence's statements
+// and verification summaries are kinds of their own. A folder that
 // cannot be read lists none.
 func Statements(dir string) []string {
 	entries, err := os.ReadDir(dir)
@@ -197,7 +188,7 @@ func Statements(dir string) []string {
 	var out []string
 	for _, e := range entries {
 		name := e.Name()
-		if c, n := dist.Guess(name); c.Kind == dist.KindProvenance && name == n.Provenance() && !evidence.IsFile(name) {
+		if c, n := dist.Guess(name); c.Kind == dist.KindProvenance && name == n.Provenance() {
 			out = append(out, filepath.Join(dir, name))
 		}
 	}

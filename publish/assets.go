@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/audit"
-	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/policies"
 )
 

@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/evidence/stats"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/policies"
 )
 

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/mkrelease/mkrelease/audit"
-	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/policies"
 	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/release"

@@ -3,7 +3,7 @@ package release
 import (
 	"context"
 
-	"github.com/mkrelease/mkrelease/dist"
+	"github.com/mkrelease/mkrelease/internal/dist"
 )
 
 // ChecksumStage writes the artifact list (artifacts.json: every

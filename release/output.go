@@ -11,9 +11,9 @@ import (
 	"slices"
 
 	"github.com/mkrelease/mkrelease/build/config"
-	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/dist"
 )
 
 // ToolVersion is the version of mkrelease. It is recorded in every manifest:

@@ -11,7 +11,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
-	"github.com/mkrelease/mkrelease/dist"
+	"github.com/mkrelease/mkrelease/internal/dist"
 )
 
 func TestCheckOutput(t *testing.T) {

@@ -28,7 +28,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/bench/internal/measure"
 	"github.com/mkrelease/mkrelease/bench/internal/payload"
-	"github.com/mkrelease/mkrelease/dist"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/wheel/platform"
 )
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mkrelease/mkrelease/build/executor"
-	"github.com/mkrelease/mkrelease/dist"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pep508"
 	"github.com/mkrelease/mkrelease/internal/pyname"

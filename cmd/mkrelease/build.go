@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/lock"
-	"github.com/mkrelease/mkrelease/dist"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/pipeline"
 	"github.com/mkrelease/mkrelease/release"
-	"github.com/spf13/cobra"
 )
 
 // BuildOptions are the inputs of `mkrelease build`.

@@ -13,11 +13,11 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/build/config"
-	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/evidence/sanitize"
 	"github.com/mkrelease/mkrelease/evidence/store"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/extract"
 	"github.com/mkrelease/mkrelease/provenance"
 )

@@ -12,13 +12,15 @@ import (
 	"testing"
 	"time"
 
+	_ "modernc.org/sqlite"
+
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/evidence/sanitize"
 	"github.com/mkrelease/mkrelease/evidence/store"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/extract"
 	"github.com/mkrelease/mkrelease/provenance"
-	_ "modernc.org/sqlite"
 )
 
 // fixture is evidence made from synthetic records, without running a
@@ -50,7 +52,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{signer: signer, keys: []crypto.PublicKey{signer.Public()}, name: evidence.Name("demo", "1.0", "linux-x86_64")}
+	f := &fixture{signer: signer, keys: []crypto.PublicKey{signer.Public()}, name: dist.NamesOf("demo", "1.0").EvidenceRoot("linux-x86_64")}
 	f.wheels = map[string]string{wheelA: hex64('a'), wheelB: hex64('b')}
 	f.lanes = []config.Lane{
 		{Name: "unit", Kind: config.LaneCases, Timeout: config.Duration{Duration: time.Minute}},

@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 
 	"github.com/mkrelease/mkrelease/bundle"
-	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/dist"
 )
 
 // BundleWheels opens the bundle at path and returns the digest of every

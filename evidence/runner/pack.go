@@ -11,10 +11,10 @@ import (
 	"sort"
 	"time"
 
-	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/evidence/store"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/tarball"
 	"github.com/mkrelease/mkrelease/provenance"
 )

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/mkrelease/mkrelease/build/config"
-	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/evidence/stats"
 	"github.com/mkrelease/mkrelease/evidence/store"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/dist"
 )
 
 // StoreFile is the name of the SQLite store in the evidence.

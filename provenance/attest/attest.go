@@ -20,9 +20,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mkrelease/mkrelease/dist"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/release"
 )
@@ -49,14 +49,6 @@ func (s Stage) Skip(r *release.Release) (string, bool) {
 		return "no wheels were built: nothing to vouch for", true
 	}
 	return "", false
-}
-
-// Names returns the file names of the signed statements of a release.
-//
-// Deprecated: use [dist.Names.Provenance] and [dist.Names.ProvenanceBundle].
-func Names(project, version string) (envelope, bundle string) {
-	n := dist.NamesOf(project, version)
-	return n.Provenance(), n.ProvenanceBundle()
 }
 
 // Run states, signs and writes.

@@ -24,7 +24,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/build"
 	"github.com/mkrelease/mkrelease/build/config"
-	"github.com/mkrelease/mkrelease/dist"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/testhook"
 	"github.com/mkrelease/mkrelease/internal/treehash"
 	"github.com/mkrelease/mkrelease/release"

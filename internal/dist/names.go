@@ -2,6 +2,8 @@ package dist
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mkrelease/mkrelease/wheel"
@@ -260,4 +262,35 @@ func SigstoreBundleOf(statements string) string {
 // statements there.
 func StatementsOf(archive string) string {
 	return strings.TrimSuffix(archive, archiveExt) + statementsExt
+}
+
+// ArchiveOf returns the base name of the archive that holds the one root
+// folder root (root → root.tar.gz): the inverse of [ArchiveRoot]. A
+// bundle's checker names the archive after the root folder it found, not
+// after the name the release would give it.
+func ArchiveOf(root string) string { return root + archiveExt }
+
+// EvidenceInfix marks the names of a target's evidence files:
+// NAME-VERSION + EvidenceInfix + TARGET, then .tar.gz or .intoto.jsonl.
+const EvidenceInfix = evidenceInfix
+
+// ClaimsWheel reports whether name ends as a wheel's file name does
+// (.whl), whether or not the rest parses; [IsWheel] says whether it does.
+// A checker that audits or refuses a file as a wheel asks this, so that a
+// malformed wheel name is a finding about that wheel, not a file of no
+// known kind.
+func ClaimsWheel(name string) bool { return strings.HasSuffix(name, wheel.Ext) }
+
+// WheelFiles returns the paths of the entries of folder whose names end
+// as a wheel's ([ClaimsWheel]), sorted: what the glob FOLDER/*.whl
+// matches. A folder that cannot be read holds none.
+func WheelFiles(folder string) []string {
+	entries, _ := os.ReadDir(folder)
+	var out []string
+	for _, e := range entries {
+		if ClaimsWheel(e.Name()) {
+			out = append(out, filepath.Join(folder, e.Name()))
+		}
+	}
+	return out
 }

@@ -34,10 +34,10 @@ var owners = map[string][]string{
 
 // notProduct are folders that are not mkrelease's code: the embedded
 // default project, which mkrelease builds.
-var notProduct = []string{"backend", "dist"}
+var notProduct = []string{"backend", "internal/dist"}
 
 func TestNoPackageButDistSpellsAReleaseFileName(t *testing.T) {
-	root, err := filepath.Abs("..")
+	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func owns(rel, pattern string) bool {
 func TestTheOwnerTestSeesTheTree(t *testing.T) {
 	// The walk must reach the product's packages: a moved test that walks
 	// an empty tree would pass for nothing.
-	for _, p := range []string{"../publish/publish.go", "../audit/audit.go", "../cmd/mkrelease"} {
+	for _, p := range []string{"../../publish/publish.go", "../../audit/audit.go", "../../cmd/mkrelease"} {
 		if _, err := os.Stat(p); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
