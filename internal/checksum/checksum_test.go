@@ -510,3 +510,29 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestVerifyKnownDigestsAreNotRehashed(t *testing.T) {
+	dir, s := release(t)
+	name := "vexl-0.3.0-linux-x86_64.tar.gz"
+	listed, _ := s.Lookup(name)
+	// A wrong digest given as known is what Verify compares with: the
+	// file, unchanged and matching its line, is not read.
+	wrong := hexSum("not the bundle")
+	rep, err := Verify(t.Context(), dir, s, VerifyOptions{Known: map[string]string{name: wrong}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, rep, want{name, Mismatch, ""})
+	if rep.Findings[0].Got != wrong || rep.Findings[0].Want != listed {
+		t.Errorf("finding %+v", rep.Findings[0])
+	}
+	// The right digest verifies, like hashing would; a known digest for a
+	// file that is gone is still reported missing.
+	rep, err = Verify(t.Context(), dir, s, VerifyOptions{Known: map[string]string{name: listed}})
+	if err != nil || !rep.OK() || len(rep.Verified) != len(s) {
+		t.Fatalf("%v %v", rep.Err(), err)
+	}
+	os.Remove(filepath.Join(dir, name))
+	rep, _ = Verify(t.Context(), dir, s, VerifyOptions{Known: map[string]string{name: listed}})
+	check(t, rep, want{name, Missing, ""})
+}

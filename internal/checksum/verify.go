@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -142,6 +143,10 @@ type VerifyOptions struct {
 	// the folder that are never reported as unlisted ("SHA256SUMS",
 	// "*.sha256").
 	Ignore []string
+	// Known are digests the caller already computed, by listed name (a
+	// release folder loaded once): a listed regular file Known holds is
+	// compared with that digest instead of being hashed again.
+	Known map[string]string
 }
 
 // job is one file to hash.
@@ -151,6 +156,8 @@ type job struct {
 	size int64
 	got  string
 	err  error
+	// known says got came from VerifyOptions.Known.
+	known bool
 }
 
 // Verify checks every sum against the files in dir: each listed file must
@@ -196,13 +203,18 @@ func Verify(ctx context.Context, dir string, s Sums, o VerifyOptions) (Report, e
 		case !st.Mode().IsRegular():
 			rep.Findings = append(rep.Findings, Finding{Name: sum.Name, Problem: NotRegular, Detail: "a " + fsmode.Name(st.Mode())})
 		default:
-			jobs = append(jobs, &job{name: sum.Name, want: sum.SHA256, size: st.Size()})
+			j := &job{name: sum.Name, want: sum.SHA256, size: st.Size()}
+			if sha, ok := o.Known[sum.Name]; ok {
+				j.got, j.known = sha, true
+			}
+			jobs = append(jobs, j)
 		}
 	}
 
-	// Largest first, one file per worker.
-	sort.SliceStable(jobs, func(i, j int) bool { return jobs[i].size > jobs[j].size })
-	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	// Largest first, one file per worker; known digests need no worker.
+	hashed := slices.DeleteFunc(slices.Clone(jobs), func(j *job) bool { return j.known })
+	sort.SliceStable(hashed, func(i, j int) bool { return hashed[i].size > hashed[j].size })
+	workers := min(runtime.GOMAXPROCS(0), len(hashed))
 	next := make(chan *job)
 	var wg sync.WaitGroup
 	for range workers {
@@ -216,7 +228,7 @@ func Verify(ctx context.Context, dir string, s Sums, o VerifyOptions) (Report, e
 		}()
 	}
 feed:
-	for _, j := range jobs {
+	for _, j := range hashed {
 		select {
 		case next <- j:
 		case <-ctx.Done():

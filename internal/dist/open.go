@@ -18,16 +18,22 @@ import (
 // Release is a release folder loaded back: its manifest, its artifact
 // list and every file it holds, each hashed once. Checkers compare what
 // the records say ([Release.Listed]) with what the folder holds
-// ([Release.Files]); nothing here judges.
+// ([Release.Files]); nothing here judges, so a damaged folder loads too:
+// a manifest or list that cannot be read is nil, with the reason beside.
 type Release struct {
 	// Dir is the folder.
 	Dir string
-	// Names spells the release's file names.
+	// Names spells the release's file names: those of the artifact list's
+	// release, else of the manifest's; empty when neither is readable
+	// (names are then classified by their shape, [Guess]).
 	Names Names
-	// Manifest is manifest.json.
-	Manifest *Manifest
-	// List is artifacts.json.
-	List *ArtifactList
+	// Manifest is manifest.json, nil when unreadable (ManifestErr says
+	// why).
+	Manifest    *Manifest
+	ManifestErr error
+	// List is artifacts.json, nil when unreadable (ListErr says why).
+	List    *ArtifactList
+	ListErr error
 	// Irregular are the paths of entries that are neither regular files
 	// nor the build/ folder's sub-folders (links, devices, other folders):
 	// a release holds none.
@@ -41,21 +47,19 @@ type Release struct {
 // artifacts.json, lists the folder (the top level and build/), classifies
 // every file and hashes each once, on every core. A file the list records
 // keeps the list's kind, target and names, with the digest and size found
-// on disk. The error is for a folder that cannot be read or has no
-// readable manifest and list; what the files hold is for checkers to judge.
+// on disk. The error is for a folder that cannot be listed or a file that
+// cannot be hashed (or ctx ending); what the files hold, and whether the
+// records are there, is for checkers to judge ([Release.Check]).
 func Open(ctx context.Context, dir string) (*Release, error) {
-	m, err := ReadManifest(dir)
-	if err != nil {
-		return nil, err
+	r := &Release{Dir: dir, byKey: map[string]int{}}
+	r.Manifest, r.ManifestErr = ReadManifest(dir)
+	r.List, r.ListErr = ReadArtifactList(dir)
+	switch {
+	case r.List != nil:
+		r.Names = r.List.Names()
+	case r.Manifest != nil:
+		r.Names = NamesOf(r.Manifest.Project.Name, r.Manifest.Project.Version)
 	}
-	l, err := ReadArtifactList(dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w\n\thint: a release folder carries %s since mkrelease 0.1; rebuild it with mkrelease build", dir, err, ArtifactsFile)
-	}
-	if l.Project != m.Project.Name || l.Version != m.Project.Version {
-		return nil, fmt.Errorf("%s: %s is for %s %s, %s for %s %s", dir, ArtifactsFile, l.Project, l.Version, ManifestFile, m.Project.Name, m.Project.Version)
-	}
-	r := &Release{Dir: dir, Names: l.Names(), Manifest: m, List: l, byKey: map[string]int{}}
 	if err := r.scan(); err != nil {
 		return nil, err
 	}
@@ -65,10 +69,35 @@ func Open(ctx context.Context, dir string) (*Release, error) {
 	return r, nil
 }
 
+// Check returns why the folder is not a whole release: a manifest or an
+// artifact list that cannot be read, or the two naming different
+// releases. The remedy is to rebuild it.
+func (r *Release) Check() error {
+	switch {
+	case r.ManifestErr != nil:
+		return r.ManifestErr
+	case r.ListErr != nil:
+		return fmt.Errorf("%s: %w\n\thint: a release folder carries %s; rebuild it with mkrelease build", r.Dir, r.ListErr, ArtifactsFile)
+	case r.List.Project != r.Manifest.Project.Name || r.List.Version != r.Manifest.Project.Version:
+		return fmt.Errorf("%s: %s is for %s %s, %s for %s %s", r.Dir, ArtifactsFile, r.List.Project, r.List.Version, ManifestFile, r.Manifest.Project.Name, r.Manifest.Project.Version)
+	}
+	return nil
+}
+
+// Classify says what a base name of the folder is: by the release's names
+// when they are known, else by its shape.
+func (r *Release) Classify(name string) Class {
+	if r.Names.Base == "" {
+		c, _ := Guess(name)
+		return c
+	}
+	return r.Names.Classify(name)
+}
+
 // scan lists and classifies the folder.
 func (r *Release) scan() error {
 	listed := map[string]Artifact{}
-	for _, a := range r.List.Artifacts {
+	for _, a := range r.Listed(nil) {
 		listed[a.Path] = a
 	}
 	add := func(rel string) {
@@ -77,7 +106,7 @@ func (r *Release) scan() error {
 			if target, _, isBin := strings.Cut(strings.TrimPrefix(rel, BinDir+"/"), "/"); strings.HasPrefix(rel, BinDir+"/") && isBin {
 				a = Artifact{Kind: KindBinary, Path: rel, Target: target}
 			} else {
-				c := r.Names.Classify(rel)
+				c := r.Classify(rel)
 				a = Artifact{Kind: c.Kind, Path: rel, Target: c.Target}
 			}
 		}
@@ -186,8 +215,11 @@ func (r *Release) File(rel string) (Artifact, bool) {
 }
 
 // Listed returns the artifacts the artifact list records that f selects,
-// with the digests it records.
+// with the digests it records (none when the list is unreadable).
 func (r *Release) Listed(f Filter) []Artifact {
+	if r.List == nil {
+		return nil
+	}
 	var out []Artifact
 	for _, a := range r.List.Artifacts {
 		if f == nil || f(a) {
@@ -197,8 +229,12 @@ func (r *Release) Listed(f Filter) []Artifact {
 	return out
 }
 
-// Targets are the targets manifest.json records, in its order.
+// Targets are the targets manifest.json records, in its order (none when
+// it is unreadable).
 func (r *Release) Targets() []string {
+	if r.Manifest == nil {
+		return nil
+	}
 	var out []string
 	for _, t := range r.Manifest.Targets {
 		out = append(out, t.Name)

@@ -40,8 +40,8 @@ func TestOpen(t *testing.T) {
 	os.Mkdir(filepath.Join(dir, "other"), 0o755)
 
 	r, err := Open(t.Context(), dir)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || r.Check() != nil {
+		t.Fatal(err, r.Check())
 	}
 	if r.Names != n || strings.Join(r.Targets(), ",") != "linux-x86_64,linux-aarch64" {
 		t.Errorf("names %+v targets %v", r.Names, r.Targets())
@@ -89,21 +89,46 @@ func TestOpen(t *testing.T) {
 	}
 }
 
-func TestOpenRefuses(t *testing.T) {
+func TestOpenLoadsWhatIsThereAndCheckSaysWhatIsMissing(t *testing.T) {
 	dir := writeRelease(t)
 	os.Remove(filepath.Join(dir, ArtifactsFile))
-	if _, err := Open(t.Context(), dir); err == nil || !strings.Contains(err.Error(), "rebuild") {
+	r, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Check(); err == nil || !strings.Contains(err.Error(), "rebuild") {
 		t.Errorf("no list: %v", err)
 	}
-	if _, err := Open(t.Context(), t.TempDir()); err == nil || !strings.Contains(err.Error(), ManifestFile) {
-		t.Errorf("empty folder: %v", err)
+	if r.Names != NamesOf("vexl", "0.3.0") {
+		t.Errorf("names from the manifest: %+v", r.Names)
 	}
+	if b := r.Files(ByKind(KindBundle)); len(b) != 1 || b[0].Target != "linux-x86_64" {
+		t.Errorf("bundle classified by the manifest's names: %+v", b)
+	}
+
+	// Neither record: names are read from the files' shapes.
+	os.Remove(filepath.Join(dir, ManifestFile))
+	r, err = Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Check(); err == nil || !strings.Contains(err.Error(), ManifestFile) {
+		t.Errorf("no manifest: %v", err)
+	}
+	if s := r.Files(ByKind(KindSBOM)); len(s) != 1 || r.Targets() != nil || r.Listed(nil) != nil {
+		t.Errorf("without records: sbom %+v targets %v", s, r.Targets())
+	}
+
 	dir = writeRelease(t)
 	l, _ := ReadArtifactList(dir)
 	l.Version = "0.4.0"
 	WriteArtifactList(dir, l)
-	if _, err := Open(t.Context(), dir); err == nil || !strings.Contains(err.Error(), "0.4.0") {
+	if r, err := Open(t.Context(), dir); err != nil || r.Check() == nil || !strings.Contains(r.Check().Error(), "0.4.0") {
 		t.Errorf("list of another version: %v", err)
+	}
+
+	if _, err := Open(t.Context(), filepath.Join(dir, "absent")); err == nil {
+		t.Error("a folder that does not exist opened")
 	}
 	dir = writeRelease(t)
 	ctx, cancel := context.WithCancel(t.Context())
