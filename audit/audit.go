@@ -27,11 +27,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/mkrelease/mkrelease/bundle"
+	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/pep508"
@@ -43,7 +45,10 @@ import (
 // Finding is one problem, naming the file or member at fault.
 type Finding struct {
 	File string `json:"file,omitempty"`
-	Msg  string `json:"message"`
+	// Member is the entry of File at fault, when there is one: the file a
+	// line of a checksum list names, a member of an archive.
+	Member string `json:"member,omitempty"`
+	Msg    string `json:"message"`
 }
 
 // Message is the finding's text.
@@ -113,9 +118,15 @@ func Paths(ctx context.Context, paths []string, o Options) (*Report, error) {
 		case c.Kind == dist.KindVSA:
 			items = []Item{VSA(p, o)}
 		case c.Kind == dist.KindProvenance && base == names.Provenance():
-			it := newItem(p, "provenance")
-			provenanceChecks(it, filepath.Dir(p), o)
-			items = []Item{it.Item}
+			// Its subjects are the files beside it.
+			var rel *dist.Release
+			if rel, err = dist.Open(ctx, filepath.Dir(p)); err == nil {
+				it := newItem(p, "provenance")
+				for _, c := range checkProvenance(rel, o).Checks {
+					it.check(c.Name, c.Findings...)
+				}
+				items = []Item{it.Item}
+			}
 		case c.Kind == dist.KindWheel || dist.ClaimsWheel(base):
 			items = []Item{Wheel(p)}
 		case c.Kind == dist.KindBundle:
@@ -179,10 +190,19 @@ func Wheel(path string) Item {
 // Bundle audits an offline bundle; it also returns the digests its
 // SHA256SUMS records (by path inside the bundle) when they verified.
 func Bundle(ctx context.Context, path string) (Item, map[string]string, error) {
+	it, facts, err := bundleAudit(ctx, path, dist.Artifact{})
+	return it, facts.Members, err
+}
+
+// bundleAudit extracts and checks the bundle at path once. known, when
+// its digest is set, is the bundle as its folder was loaded: its sidecar
+// is compared with that digest instead of hashing the bundle again.
+func bundleAudit(ctx context.Context, path string, known dist.Artifact) (Item, BundleFacts, error) {
 	it := newItem(path, "bundle")
+	facts := BundleFacts{Members: map[string]string{}}
 	o, r, err := bundle.Open(ctx, path)
 	if err != nil {
-		return it.Item, nil, err
+		return it.Item, facts, err
 	}
 	defer o.Close()
 	by := map[string][]Finding{}
@@ -193,15 +213,15 @@ func Bundle(ctx context.Context, path string) (Item, map[string]string, error) {
 		it.check(c, by[c]...)
 	}
 	it.Warnings = r.Warnings
-	digests := map[string]string{}
 	if o.Root != "" && len(by[bundle.CheckSums]) == 0 {
 		if sums, err := checksum.ReadSums(filepath.Join(o.Root, dist.ChecksumsFile)); err == nil {
 			for _, s := range sums {
-				digests[s.Name] = s.SHA256
+				facts.Members[s.Name] = s.SHA256
 			}
 		}
 	}
-	return it.Item, digests, nil
+	facts.OK = r.OK()
+	return it.Item, facts, nil
 }
 
 // Sidecar audits a FILE.sha256 against FILE.
@@ -238,7 +258,7 @@ func Sums(ctx context.Context, path string) Item {
 func listFindings(list string, r checksum.Report) []Finding {
 	var out []Finding
 	for _, f := range r.Findings {
-		out = append(out, Finding{File: list, Msg: f.String()})
+		out = append(out, Finding{File: list, Member: f.Name, Msg: f.String()})
 	}
 	return out
 }
@@ -254,18 +274,81 @@ var unlistedOK = []string{dist.ChecksumsFile, dist.Sidecar("*"), anyRelease.Prov
 // anyRelease spells the names of every release as path.Match patterns.
 var anyRelease = dist.Names{Base: "*"}
 
+// Folder is the audit of a loaded release folder: the items verify
+// prints (the folder's own checks first, then each bundle, wheel and
+// evidence archive), and the typed facts a policy gate builds its input
+// from, so that nothing is checked twice.
+type Folder struct {
+	Items []Item
+	// Bundles are the facts of each bundle, by file name.
+	Bundles map[string]BundleFacts
+	// Provenance is what checking the signed provenance established.
+	Provenance ProvenanceFacts
+	// Evidence are the checks of each evidence archive, by file name.
+	Evidence map[string]*runner.Report
+}
+
+// BundleFacts is what checking one bundle established.
+type BundleFacts struct {
+	// OK says every check of the bundle held.
+	OK bool
+	// Members are the digests its SHA256SUMS records, by path inside the
+	// bundle (set when that list verified).
+	Members map[string]string
+}
+
+// Wheels returns the digest of every wheel of a bundle that checked out
+// (the pair under wheels/ and the closure under dependencies/), by file
+// name: exactly the wheels evidence for its target must have been run on.
+// It is nil for a bundle that did not check out.
+func (b BundleFacts) Wheels() map[string]string {
+	if !b.OK {
+		return nil
+	}
+	out := map[string]string{}
+	for p, sha := range b.Members {
+		dir, name := path.Split(p)
+		if (dir == "wheels/" || dir == "dependencies/") && dist.ClaimsWheel(name) {
+			out[name] = sha
+		}
+	}
+	return out
+}
+
 // Dist audits an output folder: the folder's own checks first, then each
 // wheel and bundle in it.
 func Dist(ctx context.Context, dir string, o Options) ([]Item, error) {
-	it := newItem(dir, "dist")
-	var sub []Item
+	rel, err := dist.Open(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	f, err := Release(ctx, rel, o)
+	if err != nil {
+		return nil, err
+	}
+	return f.Items, nil
+}
 
-	sumsPath := filepath.Join(dir, dist.ChecksumsFile)
-	sums, err := checksum.ReadSums(sumsPath)
+// Release audits a release folder loaded with [dist.Open]. Every file was
+// hashed once when it was loaded: the checks compare those digests with
+// what SHA256SUMS, the sidecars, manifest.json, the SBOM and the provenance
+// record. Each bundle is extracted once, and its wheels are what the
+// evidence beside it is checked against.
+func Release(ctx context.Context, rel *dist.Release, o Options) (*Folder, error) {
+	dir := rel.Dir
+	it := newItem(dir, "dist")
+	folder := &Folder{Bundles: map[string]BundleFacts{}, Evidence: map[string]*runner.Report{}}
+	var sub []Item
+	known := map[string]string{}
+	for _, a := range rel.Files(nil) {
+		known[a.Path] = a.SHA256
+	}
+
+	sums, err := checksum.ReadSums(filepath.Join(dir, dist.ChecksumsFile))
 	if err != nil {
 		it.check("sha256sums", Finding{File: dist.ChecksumsFile, Msg: err.Error()})
 	} else {
-		r, err := checksum.Verify(ctx, dir, sums, checksum.VerifyOptions{Unlisted: true, Ignore: unlistedOK})
+		r, err := checksum.Verify(ctx, dir, sums, checksum.VerifyOptions{Unlisted: true, Ignore: unlistedOK, Known: known})
 		if err != nil {
 			return nil, err
 		}
@@ -287,12 +370,12 @@ func Dist(ctx context.Context, dir string, o Options) ([]Item, error) {
 		if e.IsDir() || name == dist.ChecksumsFile {
 			continue
 		}
-		if art, ok := strings.CutSuffix(name, dist.SidecarSuffix); ok {
+		if art, ok := dist.SidecarOf(name); ok {
 			if !files[art] {
 				sidecarFindings = append(sidecarFindings, Finding{File: name, Msg: "sidecar of " + art + ", which is missing"})
 				continue
 			}
-			r, err := dist.VerifySidecar(filepath.Join(dir, name))
+			r, err := checkSidecar(rel, name, art)
 			if err != nil {
 				sidecarFindings = append(sidecarFindings, Finding{File: name, Msg: err.Error()})
 			} else {
@@ -300,30 +383,37 @@ func Dist(ctx context.Context, dir string, o Options) ([]Item, error) {
 			}
 			continue
 		}
-		if !files[name+dist.SidecarSuffix] {
-			sidecarFindings = append(sidecarFindings, Finding{File: name, Msg: "has no " + name + dist.SidecarSuffix + " sidecar"})
+		if !files[dist.Sidecar(name)] {
+			sidecarFindings = append(sidecarFindings, Finding{File: name, Msg: "has no " + dist.Sidecar(name) + " sidecar"})
 		}
-		switch c, _ := dist.Guess(name); {
+		switch c := rel.Classify(name); {
 		case c.Kind == dist.KindEvidence:
 			evidences = append(evidences, name)
 		case c.Kind == dist.KindWheel || dist.ClaimsWheel(name):
 			wheels = append(wheels, name)
 		case c.Kind == dist.KindBundle:
 			bundles = append(bundles, name)
+		case c.Kind == dist.KindOther && rel.Names.Base == "":
+			// Without the release's names, a bundle is known by its shape.
+			if g, _ := dist.Guess(name); g.Kind == dist.KindBundle {
+				bundles = append(bundles, name)
+			}
 		}
 	}
 	it.check("sidecars", sidecarFindings...)
 
 	// Bundles once each: their own checks, and the digests inside them for
-	// the SBOM check.
+	// the SBOM check and the evidence.
 	inside := map[string]string{} // file name → sha256, dependencies and wheels of every bundle
 	for _, b := range bundles {
-		bi, digests, err := Bundle(ctx, filepath.Join(dir, b))
+		a, _ := rel.File(b)
+		bi, facts, err := bundleAudit(ctx, filepath.Join(dir, b), a)
 		if err != nil {
 			return nil, err
 		}
 		sub = append(sub, bi)
-		for p, sha := range digests {
+		folder.Bundles[b] = facts
+		for p, sha := range facts.Members {
 			if strings.HasPrefix(p, "dependencies/") || strings.HasPrefix(p, "wheels/") {
 				inside[filepath.Base(p)] = sha
 			}
@@ -333,17 +423,46 @@ func Dist(ctx context.Context, dir string, o Options) ([]Item, error) {
 		sub = append(sub, Wheel(filepath.Join(dir, w)))
 	}
 	it.check("pairs", pairFindings(dir, wheels)...)
-	it.check("sbom", sbomFindings(dir, entries, inside)...)
-	it.check("manifest", manifestFindings(dir)...)
-	provenanceChecks(it, dir, o)
+	it.check("sbom", sbomFindings(rel, inside)...)
+	it.check("manifest", manifestFindings(rel)...)
+	folder.Provenance = checkProvenance(rel, o)
+	for _, c := range folder.Provenance.Checks {
+		it.check(c.Name, c.Findings...)
+	}
 	for _, e := range evidences {
-		ei, err := Evidence(ctx, filepath.Join(dir, e), o)
+		c := rel.Classify(e)
+		bundleName := rel.Names.Bundle(c.Target)
+		var ws map[string]string
+		exact := false
+		if facts, ok := folder.Bundles[bundleName]; ok {
+			// A bundle that does not check out is the bundle's own
+			// finding; the evidence is then compared with the wheels
+			// beside it.
+			if ws = facts.Wheels(); len(ws) > 0 {
+				exact = true
+			}
+		}
+		if !exact {
+			ws = map[string]string{}
+			for _, w := range wheels {
+				ws[w] = known[w]
+			}
+		}
+		a, _ := rel.File(e)
+		ei, rep, err := evidenceAudit(ctx, filepath.Join(dir, e), a, ws, exact, o)
 		if err != nil {
 			return nil, err
 		}
 		sub = append(sub, ei)
+		folder.Evidence[e] = rep
 	}
-	return append([]Item{it.Item}, sub...), nil
+	folder.Items = append([]Item{it.Item}, sub...)
+	return folder, nil
+}
+
+// checkSidecar checks the sidecar name of the folder's file art.
+func checkSidecar(rel *dist.Release, name, art string) (checksum.Report, error) {
+	return dist.VerifySidecar(filepath.Join(rel.Dir, name))
 }
 
 // pairFindings checks the release pairs among the folder's wheels: a wheel
@@ -394,12 +513,11 @@ func pairFindings(dir string, wheels []string) []Finding {
 
 // sbomFindings checks every package checksum of the SBOM against the file
 // it names: a wheel of the folder, or a file inside a bundle.
-func sbomFindings(dir string, entries []os.DirEntry, inside map[string]string) []Finding {
+func sbomFindings(rel *dist.Release, inside map[string]string) []Finding {
+	dir := rel.Dir
 	var docs []string
-	for _, e := range entries {
-		if c, _ := dist.Guess(e.Name()); c.Kind == dist.KindSBOM {
-			docs = append(docs, e.Name())
-		}
+	for _, a := range rel.Files(dist.And(dist.ByKind(dist.KindSBOM), dist.TopLevel())) {
+		docs = append(docs, a.Path)
 	}
 	if len(docs) == 0 {
 		return []Finding{{Msg: "no SBOM (NAME-VERSION.spdx.json) in the folder"}}
@@ -425,8 +543,8 @@ func sbomFindings(dir string, entries []os.DirEntry, inside map[string]string) [
 				continue
 			}
 			got := ""
-			if _, err := os.Stat(filepath.Join(dir, p.FileName)); err == nil {
-				got, _, _ = checksum.File(filepath.Join(dir, p.FileName))
+			if a, ok := rel.File(p.FileName); ok {
+				got = a.SHA256
 			} else if sha, ok := inside[p.FileName]; ok {
 				got = sha
 			} else {
@@ -443,7 +561,8 @@ func sbomFindings(dir string, entries []os.DirEntry, inside map[string]string) [
 
 // manifestFindings checks the digests manifest.json records against the
 // files of the folder.
-func manifestFindings(dir string) []Finding {
+func manifestFindings(rel *dist.Release) []Finding {
+	dir := rel.Dir
 	data, err := os.ReadFile(filepath.Join(dir, dist.ManifestFile))
 	if err != nil {
 		return []Finding{{File: dist.ManifestFile, Msg: err.Error()}}
@@ -454,7 +573,13 @@ func manifestFindings(dir string) []Finding {
 	}
 	var out []Finding
 	check := func(a dist.ManifestArtifact) {
-		got, _, err := checksum.File(filepath.Join(dir, filepath.FromSlash(a.Path)))
+		got, err := "", error(nil)
+		if f, ok := rel.File(a.Path); ok {
+			got = f.SHA256
+		} else {
+			// Not a file of the folder: say why, as reading it does.
+			got, _, err = checksum.File(filepath.Join(dir, filepath.FromSlash(a.Path)))
+		}
 		switch {
 		case err != nil:
 			out = append(out, Finding{File: a.Path, Msg: "recorded in manifest.json but unreadable: " + err.Error()})

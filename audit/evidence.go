@@ -17,14 +17,22 @@ import (
 // those of the target's bundle when it lies beside the evidence (every one
 // of them, and nothing else), else the wheels beside it that the run names.
 func Evidence(ctx context.Context, path string, o Options) (Item, error) {
-	it := newItem(path, "evidence")
 	wheels, exact, err := evidenceWheels(ctx, path)
 	if err != nil {
-		return it.Item, err
+		return newItem(path, "evidence").Item, err
 	}
+	it, _, err := evidenceAudit(ctx, path, dist.Artifact{}, wheels, exact, o)
+	return it, err
+}
+
+// evidenceAudit checks the evidence archive at path against wheels
+// (exactly those when exact). known, when its digest is set, is the
+// archive as its folder was loaded.
+func evidenceAudit(ctx context.Context, path string, known dist.Artifact, wheels map[string]string, exact bool, o Options) (Item, *runner.Report, error) {
+	it := newItem(path, "evidence")
 	rep, err := runner.Check(ctx, path, runner.CheckOptions{TrustedKeys: o.TrustedKeys, Wheels: wheels, ExactWheels: exact})
 	if err != nil {
-		return it.Item, err
+		return it.Item, nil, err
 	}
 	by := map[string][]Finding{}
 	for _, f := range rep.Findings {
@@ -41,7 +49,7 @@ func Evidence(ctx context.Context, path string, o Options) (Item, error) {
 			it.check(f.Check, by[f.Check]...)
 		}
 	}
-	return it.Item, nil
+	return it.Item, rep, nil
 }
 
 // evidenceWheels finds what the evidence at path must be for: the wheels

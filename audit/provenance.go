@@ -25,8 +25,9 @@ type Options struct {
 	Lock *lock.Lock
 }
 
-// subjectFiles are the files of dir a provenance must name (the kinds
-// dist calls subjects: wheels, bundles and the SBOM), with their sha256.
+// subjectFiles are the files of dir (a channel's version folder) a
+// provenance names (the kinds dist calls subjects: wheels, bundles and
+// the SBOM), with their sha256.
 func subjectFiles(dir string) (map[string]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -47,60 +48,80 @@ func subjectFiles(dir string) (map[string]string, error) {
 	return files, nil
 }
 
-// provenanceChecks checks the signed statements of the folder dir: the
-// DSSE envelope (signature by a trusted key, subjects exactly the folder's
-// wheels, bundles and SBOM), the Sigstore bundle (the same envelope, the
-// same checks), and the lock facts the statement records.
-func provenanceChecks(it *item, dir string, o Options) {
-	envs := provenance.Statements(dir)
-	if len(envs) != 1 {
-		it.check("provenance", Finding{Msg: fmt.Sprintf("want one signed provenance (NAME-VERSION.intoto.jsonl), found %d", len(envs))})
-		return
+// checkProvenance checks the signed provenance of a loaded release
+// folder: the DSSE envelope (signature by a trusted key, subjects exactly
+// the folder's wheels, bundles and SBOM, with the digests the folder was
+// loaded with), the Sigstore bundle (the same envelope, the same checks),
+// and the lock facts the statement records. It is the one provenance
+// checker: verify prints its checks, publish reads its facts.
+func checkProvenance(rel *dist.Release, o Options) ProvenanceFacts {
+	pf := ProvenanceFacts{File: rel.Names.Provenance()}
+	fail := func(check string, fs ...Finding) ProvenanceFacts {
+		pf.Checks = append(pf.Checks, Check{Name: check, OK: len(fs) == 0, Findings: fs})
+		if check == "provenance" {
+			pf.Findings = append(pf.Findings, fs...)
+		}
+		return pf
 	}
-	name := filepath.Base(envs[0])
+	var envs []dist.Artifact
+	for _, a := range rel.Files(dist.TopLevel()) {
+		if c, n := dist.Guess(a.Path); c.Kind == dist.KindProvenance && a.Path == n.Provenance() {
+			envs = append(envs, a)
+		}
+	}
+	if len(envs) != 1 {
+		return fail("provenance", Finding{Msg: fmt.Sprintf("want one signed provenance (%s), found %d", dist.NamesOf("NAME", "VERSION").Provenance(), len(envs))})
+	}
+	name := envs[0].Path
+	pf.Present, pf.File = true, name
 	if len(o.TrustedKeys) == 0 {
-		it.check("provenance", Finding{File: name, Msg: "no trusted key to check the signature with: pass --key PUB.pem (or list it in [signing] trusted_keys)"})
-		return
+		return fail("provenance", Finding{File: name, Msg: "no trusted key to check the signature with: pass --key PUB.pem (or list it in [signing] trusted_keys)"})
 	}
 	v, err := provenance.NewVerifier(o.TrustedKeys...)
 	if err != nil {
-		it.check("provenance", Finding{File: name, Msg: err.Error()})
-		return
+		return fail("provenance", Finding{File: name, Msg: err.Error()})
 	}
-	files, err := subjectFiles(dir)
+	env, err := os.ReadFile(rel.Path(envs[0]))
 	if err != nil {
-		it.check("provenance", Finding{File: name, Msg: err.Error()})
-		return
+		return fail("provenance", Finding{File: name, Msg: err.Error()})
 	}
-	env, err := os.ReadFile(envs[0])
-	if err != nil {
-		it.check("provenance", Finding{File: name, Msg: err.Error()})
-		return
+	// The signature on its own first: a statement signed by a trusted key
+	// says how the build ran even when its subjects do not match.
+	if res, err := v.Verify(env, provenance.WithoutArtifactsUnsafe()); err == nil {
+		pf.Signed, pf.KeyID, pf.Statement, pf.SHA256 = true, res.KeyID, res.Statement, checksum.Bytes(env)
+	}
+	files := map[string]string{}
+	for _, a := range rel.Files(dist.TopLevel()) {
+		if a.Kind.Subject() || dist.ClaimsWheel(a.Path) {
+			files[a.Path] = a.SHA256
+		}
 	}
 	res, err := v.Verify(env, provenance.WithArtifacts(files))
-	it.check("provenance", verifyFindings(name, err)...)
+	fail("provenance", verifyFindings(name, err)...)
+	pf.SubjectsMatch = err == nil
 
-	bundles, _ := filepath.Glob(filepath.Join(dir, anyRelease.ProvenanceBundle()))
-	switch len(bundles) {
-	case 0:
-		it.check("provenance-bundle", Finding{Msg: "no Sigstore bundle (NAME-VERSION.sigstore.json)"})
+	_, names := dist.Guess(name)
+	bundle, ok := rel.File(names.ProvenanceBundle())
+	switch {
+	case !ok:
+		fail("provenance-bundle", Finding{Msg: fmt.Sprintf("no Sigstore bundle (%s)", dist.NamesOf("NAME", "VERSION").ProvenanceBundle())})
 	default:
-		bname := filepath.Base(bundles[0])
-		data, err := os.ReadFile(bundles[0])
+		data, err := os.ReadFile(rel.Path(bundle))
 		if err != nil {
-			it.check("provenance-bundle", Finding{File: bname, Msg: err.Error()})
+			fail("provenance-bundle", Finding{File: bundle.Path, Msg: err.Error()})
 			break
 		}
 		bres, err := v.VerifyBundle(data, provenance.WithArtifacts(files))
-		fs := verifyFindings(bname, err)
+		fs := verifyFindings(bundle.Path, err)
 		if err == nil && res != nil && !bytes.Equal(bres.Statement, res.Statement) {
-			fs = append(fs, Finding{File: bname, Msg: "carries another statement than " + name})
+			fs = append(fs, Finding{File: bundle.Path, Msg: "carries another statement than " + name})
 		}
-		it.check("provenance-bundle", fs...)
+		fail("provenance-bundle", fs...)
 	}
 	if o.Lock != nil && res != nil {
-		it.check("provenance-lock", lockFindings(name, res.Provenance, o.Lock)...)
+		fail("provenance-lock", lockFindings(name, res.Provenance, o.Lock)...)
 	}
+	return pf
 }
 
 func verifyFindings(file string, err error) []Finding {
@@ -203,56 +224,10 @@ type ProvenanceFacts struct {
 	// (set when Signed).
 	Statement []byte
 	SHA256    string
-	// Findings say what did not hold.
+	// Findings say what did not hold about the statement itself (the
+	// provenance check's findings), as a policy quotes them.
 	Findings []Finding
-}
-
-// Provenance checks the signed provenance of the release folder dir
-// (named NAME-VERSION.intoto.jsonl, expected is that name, used when it
-// is missing) against o.TrustedKeys and the folder's artifacts.
-func Provenance(dir, expected string, o Options) ProvenanceFacts {
-	pf := ProvenanceFacts{File: expected}
-	envs := provenance.Statements(dir)
-	switch len(envs) {
-	case 0:
-		pf.Findings = append(pf.Findings, Finding{File: expected, Msg: "no signed provenance in " + dir})
-		return pf
-	case 1:
-	default:
-		pf.Findings = append(pf.Findings, Finding{Msg: fmt.Sprintf("want one signed provenance, found %d", len(envs))})
-		return pf
-	}
-	pf.Present, pf.File = true, filepath.Base(envs[0])
-	if len(o.TrustedKeys) == 0 {
-		pf.Findings = append(pf.Findings, Finding{File: pf.File, Msg: "no trusted key to check the signature with"})
-		return pf
-	}
-	v, err := provenance.NewVerifier(o.TrustedKeys...)
-	if err != nil {
-		pf.Findings = append(pf.Findings, Finding{File: pf.File, Msg: err.Error()})
-		return pf
-	}
-	env, err := os.ReadFile(envs[0])
-	if err != nil {
-		pf.Findings = append(pf.Findings, Finding{File: pf.File, Msg: err.Error()})
-		return pf
-	}
-	// The signature first, on its own: a subject mismatch is another rule.
-	res, err := v.Verify(env, provenance.WithoutArtifactsUnsafe())
-	if err != nil {
-		pf.Findings = append(pf.Findings, verifyFindings(pf.File, err)...)
-		return pf
-	}
-	pf.Signed, pf.KeyID, pf.Statement, pf.SHA256 = true, res.KeyID, res.Statement, checksum.Bytes(env)
-	files, err := subjectFiles(dir)
-	if err != nil {
-		pf.Findings = append(pf.Findings, Finding{File: pf.File, Msg: err.Error()})
-		return pf
-	}
-	if _, err := v.Verify(env, provenance.WithArtifacts(files)); err != nil {
-		pf.Findings = append(pf.Findings, verifyFindings(pf.File, err)...)
-		return pf
-	}
-	pf.SubjectsMatch = true
-	return pf
+	// Checks are the checks verify reports: provenance,
+	// provenance-bundle and, given a lock, provenance-lock.
+	Checks []Check
 }

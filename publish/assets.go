@@ -1,15 +1,12 @@
 package publish
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/mkrelease/mkrelease/audit"
-	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/policies"
@@ -57,51 +54,48 @@ func (s *selection) targetOfWheel(name string) string {
 	return strings.Join(ts, ",")
 }
 
-// selectAssets chooses the files of dist to publish (see the package doc).
-func selectAssets(ctx context.Context, dir, project, version string, targets, skipped []string, staging string) (*selection, error) {
-	sel := &selection{release: dist.NamesOf(project, version), wheelsOf: map[string]map[string]string{}, missing: map[string]string{}, excluded: map[string]bool{}}
+// selectAssets chooses the files of the loaded release folder rel to
+// publish (see the package doc), from the facts of its audit: the wheels
+// of each bundle, read when the audit extracted it.
+func selectAssets(rel *dist.Release, folder *audit.Folder, names dist.Names, targets, skipped []string, staging string) (*selection, error) {
+	sel := &selection{release: names, wheelsOf: map[string]map[string]string{}, missing: map[string]string{}, excluded: map[string]bool{}}
 	keep := map[string]bool{} // wheels a released bundle holds
 	for _, t := range targets {
-		p := filepath.Join(dir, sel.release.Bundle(t))
-		if _, err := os.Stat(p); err != nil {
+		b := names.Bundle(t)
+		if _, ok := rel.File(b); !ok {
 			sel.wheelsOf[t] = nil
-			sel.missing[t] = filepath.Base(p)
+			sel.missing[t] = b
 			continue
 		}
-		ws, err := runner.BundleWheels(ctx, p)
-		if err != nil {
-			sel.wheelsOf[t] = nil
-			continue
-		}
+		ws := folder.Bundles[b].Wheels()
 		sel.wheelsOf[t] = ws
 		for w := range ws {
 			keep[w] = true
 		}
 	}
 	for _, t := range skipped {
-		b := sel.release.Bundle(t)
+		b := names.Bundle(t)
 		sel.excluded[b] = true
-		if ws, err := runner.BundleWheels(ctx, filepath.Join(dir, b)); err == nil {
-			for w := range ws {
-				if !keep[w] {
-					sel.excluded[w] = true
-				}
+		for w := range folder.Bundles[b].Wheels() {
+			if !keep[w] {
+				sel.excluded[w] = true
 			}
 		}
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		name := e.Name()
+	var sums *dist.Artifact
+	for _, a := range rel.Files(dist.TopLevel()) {
+		name := a.Path
 		// A verification summary (any release's) and its sidecar are
 		// publish's to write, SHA256SUMS is filtered below.
-		if g, _ := dist.Guess(name); e.IsDir() || name == dist.ChecksumsFile || g.Kind == dist.KindVSA || g.Kind == dist.KindSidecar && g.Of == dist.KindVSA {
+		if name == dist.ChecksumsFile {
+			sums = &a
 			continue
 		}
-		art := strings.TrimSuffix(name, dist.SidecarSuffix)
-		if c := sel.release.Classify(name); isEvidence(c) && slices.Contains(skipped, c.Target) {
+		if g, _ := dist.Guess(name); g.Kind == dist.KindVSA || g.Kind == dist.KindSidecar && g.Of == dist.KindVSA {
+			continue
+		}
+		art, _ := dist.SidecarOf(name)
+		if c := names.Classify(name); isEvidence(c) && slices.Contains(skipped, c.Target) {
 			sel.excluded[name] = true
 		}
 		if sel.excluded[art] {
@@ -111,14 +105,14 @@ func selectAssets(ctx context.Context, dir, project, version string, targets, sk
 		if sel.excluded[name] {
 			continue
 		}
-		sel.paths = append(sel.paths, filepath.Join(dir, name))
+		sel.paths = append(sel.paths, rel.Path(a))
 	}
 	// The folder's SHA256SUMS also lists files that are not published (the
 	// build/ folder, the skipped targets'): publish its lines for the
 	// assets only.
-	sums := filepath.Join(dir, dist.ChecksumsFile)
-	if _, err := os.Stat(sums); err == nil {
-		if list, err := checksum.ReadSums(sums); err == nil {
+	if sums != nil {
+		path := rel.Path(*sums)
+		if list, err := checksum.ReadSums(path); err == nil {
 			var kept checksum.Sums
 			for _, s := range list {
 				if sel.has(s.Name) {
@@ -126,13 +120,13 @@ func selectAssets(ctx context.Context, dir, project, version string, targets, sk
 				}
 			}
 			if len(kept) < len(list) {
-				sums = filepath.Join(staging, dist.ChecksumsFile)
-				if err := checksum.WriteSums(sums, kept); err != nil {
+				path = filepath.Join(staging, dist.ChecksumsFile)
+				if err := checksum.WriteSums(path, kept); err != nil {
 					return nil, err
 				}
 			}
 		}
-		sel.paths = append(sel.paths, sums)
+		sel.paths = append(sel.paths, path)
 	}
 	sort.Slice(sel.paths, func(i, j int) bool { return filepath.Base(sel.paths[i]) < filepath.Base(sel.paths[j]) })
 	return sel, nil
@@ -165,7 +159,13 @@ func isEvidence(c dist.Class) bool {
 // it, and its digest from digests (by name). A finding about a file left
 // out with a skipped target is dropped; one that names no asset is reported
 // on the folder itself.
-func artifacts(dir string, items []audit.Item, sel *selection, digests map[string]string) []policies.Artifact {
+func artifacts(dir string, audited *audit.Folder, sel *selection, digests map[string]string) []policies.Artifact {
+	// The provenance's own checks: the provenance rules report the
+	// statement's; the others are reported on the provenance file.
+	provenanceCheck := map[string]bool{}
+	for _, c := range audited.Provenance.Checks {
+		provenanceCheck[c.Name] = true
+	}
 	by := map[string][]string{}
 	var folder []string
 	attribute := func(file, text string) {
@@ -177,7 +177,7 @@ func artifacts(dir string, items []audit.Item, sel *selection, digests map[strin
 			folder = append(folder, text)
 		}
 	}
-	for _, it := range items {
+	for _, it := range audited.Items {
 		base := filepath.Base(it.Path)
 		for _, c := range it.Checks {
 			for _, f := range c.Findings {
@@ -189,17 +189,17 @@ func artifacts(dir string, items []audit.Item, sel *selection, digests map[strin
 					}
 					attribute(base, text)
 				case "dist":
-					switch c.Name {
-					case "provenance":
+					switch {
+					case c.Name == "provenance":
 						// the provenance rules report these
-					case "sha256sums":
-						if named, _, ok := strings.Cut(f.Msg, ":"); ok && sel.excluded[named] {
+					case c.Name == "sha256sums":
+						if sel.excluded[f.Member] {
 							continue
 						}
 						attribute(f.File, c.Name+": "+f.Msg)
 					default:
 						file := f.File
-						if strings.HasPrefix(c.Name, "provenance-") && !sel.has(file) {
+						if provenanceCheck[c.Name] && !sel.has(file) {
 							file = provenanceFile(sel)
 						}
 						attribute(file, c.Name+": "+f.Msg)

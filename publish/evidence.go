@@ -1,18 +1,14 @@
 package publish
 
 import (
-	"context"
 	"crypto"
 	"fmt"
 	"maps"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/evidence/stats"
-	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/policies"
 )
 
@@ -30,21 +26,19 @@ var evidenceCheck = map[string]string{
 	runner.CheckSidecar:    "store",
 }
 
-// checkEvidence checks target's evidence in dist against wheels, the
-// exact wheels of its bundle (nil when the bundle cannot be read), and
-// those wheels against the published ones (digests, by file name).
-func checkEvidence(ctx context.Context, dir, project, version, target string, wheels, digests map[string]string, keys []crypto.PublicKey) (policies.Evidence, error) {
-	name := dist.NamesOf(project, version).Evidence(target)
+// evidenceFacts turns the audit's check of target's evidence archive
+// name (rep; nil when the folder holds no such archive) into the policy
+// input's facts. wheels are the exact wheels of the target's bundle (nil
+// when the bundle cannot be read); they must also be the published ones
+// (digests, by file name).
+func evidenceFacts(name, target string, checked *runner.Report, wheels, digests map[string]string, keys []crypto.PublicKey) policies.Evidence {
 	e := policies.Evidence{Target: target, File: name}
-	archive := filepath.Join(dir, name)
-	if _, err := os.Stat(archive); err != nil {
-		return e, nil
+	if checked == nil {
+		return e
 	}
 	e.Present = true
-	rep, err := runner.Check(ctx, archive, runner.CheckOptions{TrustedKeys: keys, Wheels: wheels, ExactWheels: true})
-	if err != nil {
-		return e, fmt.Errorf("publish: checking evidence %s: %w", archive, err)
-	}
+	rep := *checked
+	rep.Findings = slices.Clone(checked.Findings)
 	e.KeyID = rep.KeyID
 	e.SignedByTrustedKey, e.WheelsMatch, e.Sanitised, e.StoreIntact, e.AggregatesMatch = true, true, true, true, true
 	if len(keys) == 0 {
@@ -91,7 +85,7 @@ func checkEvidence(ctx context.Context, dir, project, version, target string, wh
 	if rep.Summary != nil {
 		e.Lanes = lanes(rep.Summary)
 	}
-	return e, nil
+	return e
 }
 
 // lanes converts recomputed summaries into the policy input's lanes.

@@ -152,20 +152,34 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	defer os.RemoveAll(staging)
 
+	// The folder is loaded once, hashing every file once; the audit
+	// extracts each bundle once and checks each evidence archive once;
+	// the selection, the plan, the policy input and the summary read
+	// those digests and facts, and check nothing a second time.
+	log.Info("verifying the release folder", "dist", o.Dist)
+	loaded, err := dist.Open(ctx, o.Dist)
+	if err != nil {
+		return nil, fmt.Errorf("publish: loading %s: %w", o.Dist, err)
+	}
+	aopts := audit.Options{TrustedKeys: o.TrustedKeys, Lock: o.Lock}
+	folder, err := audit.Release(ctx, loaded, aopts)
+	if err != nil {
+		return nil, fmt.Errorf("publish: verifying %s: %w", o.Dist, err)
+	}
+
 	log.Info("choosing the assets", "dist", o.Dist, "targets", strings.Join(targets, ","))
-	sel, err := selectAssets(ctx, o.Dist, project, version, targets, skipped, staging)
+	names := dist.NamesOf(project, version)
+	sel, err := selectAssets(loaded, folder, names, targets, skipped, staging)
 	if err != nil {
 		return nil, err
 	}
 
-	// The plan hashes every asset once; the policy input and the evidence
-	// check read those digests.
 	ch, err := channel.Open(o.To)
 	if err != nil {
 		return nil, err
 	}
-	vsaName := sel.release.VSA()
-	volatile := []string{vsaName, vsaName + dist.SidecarSuffix}
+	vsaName := names.VSA()
+	volatile := []string{vsaName, dist.Sidecar(vsaName)}
 	rel := channel.Release{Project: project, Version: version, Assets: sel.paths, AllowDowngrade: o.AllowDowngrade, Volatile: volatile}
 	plan, err := ch.Plan(ctx, rel)
 	if err != nil {
@@ -181,14 +195,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		Parameters: parameters(cfg.Policy, o.AllowDowngrade),
 	}
 	in.Parameters.AllowUnsandboxed = cfg.Build.AllowUnsandboxed
-	log.Info("verifying the release folder", "dist", o.Dist)
-	aopts := audit.Options{TrustedKeys: o.TrustedKeys, Lock: o.Lock}
-	items, err := audit.Dist(ctx, o.Dist, aopts)
-	if err != nil {
-		return nil, fmt.Errorf("publish: verifying %s: %w", o.Dist, err)
-	}
-	in.Artifacts = artifacts(o.Dist, items, sel, digests)
-	pf := audit.Provenance(o.Dist, sel.release.Provenance(), aopts)
+	in.Artifacts = artifacts(o.Dist, folder, sel, digests)
+	pf := folder.Provenance
 	in.Provenance = policies.Provenance{
 		Present: pf.Present, File: pf.File, SignedByTrustedKey: pf.Signed, KeyID: pf.KeyID,
 		SubjectsMatch: pf.SubjectsMatch, Findings: findingTexts(pf.Findings),
@@ -198,11 +206,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		in.Provenance.Sandbox = sandboxFacts(pf.Statement)
 	}
 	for _, t := range targets {
-		log.Info("checking the verifier evidence", "target", t)
-		e, err := checkEvidence(ctx, o.Dist, project, version, t, sel.wheelsOf[t], digests, o.TrustedKeys)
-		if err != nil {
-			return nil, err
-		}
+		e := evidenceFacts(names.Evidence(t), t, folder.Evidence[names.Evidence(t)], sel.wheelsOf[t], digests, o.TrustedKeys)
 		e.DeclaredLanes = declaredLanes(cfg.Evidence)
 		in.Evidence = append(in.Evidence, e)
 	}
@@ -238,7 +242,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, errors.New("publish: no key to sign the verification summary with")
 	}
 	vsaPath := filepath.Join(staging, vsaName)
-	if err := writeVSA(ctx, vsaPath, o.Signer, o.Dist, in, d, pf, now()); err != nil {
+	if err := writeVSA(ctx, vsaPath, o.Signer, loaded, in, d, pf, now()); err != nil {
 		return nil, err
 	}
 	rel.Assets = append(slices.Clone(sel.paths), vsaPath, dist.SidecarPath(vsaPath))

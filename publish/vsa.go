@@ -3,7 +3,6 @@ package publish
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -30,7 +29,7 @@ func PolicyDigest(ps []policies.PolicyDigest) string {
 // vsa is the verification summary of an allowed release: its subjects are
 // the published wheels, bundles and SBOM; its input attestations the
 // provenance and the evidence statements the decision read.
-func vsa(dir string, in policies.Input, d *policies.Decision, pf audit.ProvenanceFacts, now time.Time) (provenance.VSA, error) {
+func vsa(rel *dist.Release, in policies.Input, d *policies.Decision, pf audit.ProvenanceFacts, now time.Time) (provenance.VSA, error) {
 	v := provenance.VSA{
 		VerifierID:      VerifierID,
 		VerifierVersion: map[string]string{"mkrelease": release.ToolVersion},
@@ -66,19 +65,19 @@ func vsa(dir string, in policies.Input, d *policies.Decision, pf audit.Provenanc
 			continue
 		}
 		st := dist.StatementsOf(e.File)
-		sha, _, err := checksum.File(filepath.Join(dir, st))
-		if err != nil {
-			return v, fmt.Errorf("publish: evidence statements of %s: %w", e.Target, err)
+		a, ok := rel.File(st)
+		if !ok {
+			return v, fmt.Errorf("publish: evidence statements of %s: %s is not in %s", e.Target, st, rel.Dir)
 		}
-		v.InputAttestations = append(v.InputAttestations, provenance.Dependency{Name: st, URI: st, Digest: map[string]string{"sha256": sha}})
+		v.InputAttestations = append(v.InputAttestations, provenance.Dependency{Name: st, URI: st, Digest: map[string]string{"sha256": a.SHA256}})
 	}
 	return v, nil
 }
 
 // writeVSA signs the verification summary and writes it to path (DSSE,
 // one JSON line) with its sidecar.
-func writeVSA(ctx context.Context, path string, s provenance.Signer, dir string, in policies.Input, d *policies.Decision, pf audit.ProvenanceFacts, now time.Time) error {
-	v, err := vsa(dir, in, d, pf, now)
+func writeVSA(ctx context.Context, path string, s provenance.Signer, rel *dist.Release, in policies.Input, d *policies.Decision, pf audit.ProvenanceFacts, now time.Time) error {
+	v, err := vsa(rel, in, d, pf, now)
 	if err != nil {
 		return err
 	}
