@@ -40,13 +40,13 @@ type Stage struct {
 func (Stage) String() string { return "provenance" }
 
 // Skip skips the stage when there is no signer (reproduce), or nothing to
-// vouch for (no wheels were built).
+// vouch for (no subject, such as a wheel, was built).
 func (s Stage) Skip(r *release.Release) (string, bool) {
 	if s.Signer == nil {
 		return "no signing key for this run", true
 	}
-	if len(r.Artifacts.Filter(dist.ByKind(dist.KindWheel))) == 0 {
-		return "no wheels were built: nothing to vouch for", true
+	if len(r.Artifacts.Filter(dist.Subjects())) == 0 {
+		return "no wheel, bundle or SBOM was built: nothing to vouch for", true
 	}
 	return "", false
 }
@@ -108,11 +108,8 @@ func Provenance(r *release.Release, getenv func(string) string, started, finishe
 	if r.Lock != nil {
 		p.ExternalParameters["release_lock_sha256"] = r.Lock.SHA256
 	}
-	for _, a := range r.Artifacts.Filter(nil) {
-		switch a.Kind {
-		case dist.KindWheel, dist.KindBundle, dist.KindSBOM:
-			p.Subjects = append(p.Subjects, provenance.Subject{Name: a.Path, SHA256: a.SHA256})
-		}
+	for _, a := range r.Artifacts.Filter(dist.Subjects()) {
+		p.Subjects = append(p.Subjects, provenance.Subject{Name: a.Path, SHA256: a.SHA256})
 	}
 	if f := r.Found; f != nil {
 		for _, src := range f.Sources {
