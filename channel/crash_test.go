@@ -246,12 +246,3 @@ func TestCrashSafety(t *testing.T) {
 		})
 	}
 }
-
-// TestCrashHookOffByDefault: a build without the mkrelease_testhooks tag
-// (this test binary) ignores MKRELEASE_TEST_CRASH_AT: the hooks are no-ops.
-func TestCrashHookOffByDefault(t *testing.T) {
-	t.Setenv("MKRELEASE_TEST_CRASH_AT", "stage/created")
-	dest := filepath.Join(t.TempDir(), "ch")
-	mustPublish(t, dest, release(t, "0.2.0", ""))
-	mustVerify(t, dest)
-}

@@ -97,13 +97,27 @@
 // or named like the .metadata file of a wheel; a wheel whose file name does
 // not parse, whose version is not the release's, or whose METADATA is
 // missing, unparsable, for another name or version, or has an invalid
-// Requires-Python. The wheels themselves are otherwise not checked here:
+// Requires-Python; an asset whose digest is given in Release.Known with a
+// malformed sha256, for another name, or with a size other than the file's
+// (it changed since). The wheels themselves are otherwise not checked here:
 // the caller audits the release's assets (package audit) before publishing.
 //
 // [Open] and [Channel.Plan] give the facts a policy gate evaluates before
 // publishing ([Plan]: same version published, identical or not and which
 // assets differ, lower than the newest); [Publish] works them out again
 // under the lock and decides by [Plan.Refusal].
+//
+// # Digests
+//
+// A publish reads each new asset whole twice: once to hash it for the plan
+// (as [Channel.Plan] does too), once to copy it into the new generation,
+// checking the copied bytes against the planned digest. A caller that has
+// already hashed the assets (when it loaded and verified the release
+// folder) hands the digests over in Release.Known: the plan then trusts
+// them and the only whole read is the copy (a wheel's METADATA member is
+// still read for its page), which still refuses a file whose bytes are not
+// the ones planned, so the channel never holds an asset its channel.json
+// does not describe.
 //
 // # Verification
 //
@@ -115,7 +129,10 @@
 // Publish calls testhook.Crash at 26 named points; a binary built with the
 // mkrelease_testhooks build tag kills itself with SIGKILL at the one named
 // by MKRELEASE_TEST_CRASH_AT (without the tag the calls compile to
-// nothing). In the order a publish reaches them:
+// nothing). Publish also calls testhook.Count("copy", SRC) for each file
+// it copies into a generation (a new asset, or a file of the current
+// generation that could not be hard-linked), so a test can count the reads.
+// In the order a publish reaches them, the crash points are:
 //
 //	publish/locked                the lock is held
 //	cleanup/removed-link          the leftover temporary link is removed

@@ -36,6 +36,17 @@ type Release struct {
 	// both sides. A republish whose other assets are identical is a no-op
 	// and keeps the published ones.
 	Volatile []string
+	// Known are digests and sizes the caller already computed for these
+	// paths (e.g. when it loaded the release folder), keyed by the path
+	// exactly as given in Assets; each Asset's SHA256 must be 64
+	// lower-case hex digits and its Name empty or the path's base name.
+	// They are trusted for the plan, so neither Plan nor Publish hashes
+	// those assets again; the copy into the channel still checks every
+	// byte it copies against them, so a file that changed since is
+	// refused. An asset whose size on disk differs from its Known size is
+	// refused at once (it changed). Assets missing from Known are hashed;
+	// entries for paths not in Assets are ignored.
+	Known map[string]Asset
 }
 
 // Plan is the facts about publishing a release into a channel, for a
@@ -133,8 +144,9 @@ func (p *Plan) Refusal() *RefusedError {
 
 // Plan works out what publishing r into the channel would do, without
 // writing anything: it validates the release (a *UsageError for what cannot
-// be published; see the package doc), hashes every asset, reads each wheel's
-// METADATA, and compares with the channel's state.
+// be published; see the package doc), hashes every asset (but those whose
+// digest is in r.Known), reads each wheel's METADATA, and compares with the
+// channel's state.
 func (c *Channel) Plan(ctx context.Context, r Release) (*Plan, error) {
 	p, err := prepare(ctx, r)
 	if err != nil {
@@ -229,9 +241,9 @@ func prepare(ctx context.Context, r Release) (*Plan, error) {
 		if !fi.Mode().IsRegular() {
 			return nil, &UsageError{Msg: fmt.Sprintf("asset %s is a %s, not a regular file", path, fsmode.Name(fi.Mode()))}
 		}
-		sha, size, err := checksum.File(path)
+		sha, size, err := assetDigest(path, name, fi, r.Known)
 		if err != nil {
-			return nil, &UsageError{Msg: "asset " + path, Err: err}
+			return nil, err
 		}
 		p.sources[name] = path
 		p.Assets = append(p.Assets, Asset{Name: name, SHA256: sha, Size: size})
@@ -255,6 +267,29 @@ func prepare(ctx context.Context, r Release) (*Plan, error) {
 	slices.SortFunc(p.Assets, func(a, b Asset) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortFunc(p.Wheels, func(a, b Wheel) int { return strings.Compare(a.File, b.File) })
 	return p, nil
+}
+
+// assetDigest returns the sha256 and size of the asset at path, a regular
+// file whose Stat is fi: those in known when it has the path (checked for
+// form and against fi's size), else computed by hashing the file.
+func assetDigest(path, name string, fi os.FileInfo, known map[string]Asset) (string, int64, error) {
+	k, ok := known[path]
+	if !ok {
+		sha, size, err := checksum.File(path)
+		if err != nil {
+			return "", 0, &UsageError{Msg: "asset " + path, Err: err}
+		}
+		return sha, size, nil
+	}
+	switch {
+	case !isHexSHA256(k.SHA256):
+		return "", 0, &UsageError{Msg: fmt.Sprintf("asset %s: the known sha256 %q is not 64 lower-case hex digits", path, k.SHA256)}
+	case k.Name != "" && k.Name != name:
+		return "", 0, &UsageError{Msg: fmt.Sprintf("asset %s: its known digest is given for the name %q, not %q", path, k.Name, name)}
+	case k.Size != fi.Size():
+		return "", 0, &UsageError{Msg: fmt.Sprintf("asset %s changed since its digest was computed: it has %d bytes, %d were known; load the release again", path, fi.Size(), k.Size)}
+	}
+	return k.SHA256, k.Size, nil
 }
 
 // readWheel reads what the index says about the wheel at path, checking

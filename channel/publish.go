@@ -342,13 +342,15 @@ func linkOrCopy(ctx context.Context, src, dst string, a Asset) error {
 
 // copyFile copies src to dst (mode 0644, synced), checking that the bytes
 // copied have a's digest and size: an asset that changed since it was
-// planned, or a damaged published file, is an error naming it.
+// planned, or a damaged published file, is an error naming it. It counts
+// as testhook point "copy" on src.
 func copyFile(ctx context.Context, src, dst string, a Asset) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return fmt.Errorf("channel: %w", err)
 	}
 	defer in.Close()
+	testhook.Count(testhook.CountCopy, src)
 	out, err := atomicfile.Create(dst, 0o644)
 	if err != nil {
 		return err

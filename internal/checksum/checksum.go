@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/internal/testhook"
 )
 
 // readBufSize is the size of each read while hashing.
@@ -232,6 +233,7 @@ func File(path string) (sha string, size int64, err error) {
 		return "", 0, fmt.Errorf("hash: %w", err)
 	}
 	defer f.Close()
+	testhook.Count(testhook.CountHash, path)
 	sha, size, err = hashReader(f, make([]byte, readBufSize), nil)
 	if err != nil {
 		return "", 0, fmt.Errorf("hash %s: %w", path, err)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -15,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/mkrelease/mkrelease/internal/fsmode"
+	"github.com/mkrelease/mkrelease/internal/testhook"
 )
 
 // Problem is the kind of a verification finding.
@@ -223,7 +225,7 @@ func Verify(ctx context.Context, dir string, s Sums, o VerifyOptions) (Report, e
 			defer wg.Done()
 			buf := make([]byte, readBufSize)
 			for j := range next {
-				j.got, j.err = hashIn(ctx, root, j.name, buf)
+				j.got, j.err = hashIn(ctx, root, dir, j.name, buf)
 			}
 		}()
 	}
@@ -291,8 +293,8 @@ feed:
 // emptySHA256 is the sha256 of no bytes.
 const emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
-// hashIn hashes the regular file name under root.
-func hashIn(ctx context.Context, root *os.Root, name string, buf []byte) (string, error) {
+// hashIn hashes the regular file name under root, which is open on dir.
+func hashIn(ctx context.Context, root *os.Root, dir, name string, buf []byte) (string, error) {
 	f, err := root.Open(name)
 	if err != nil {
 		return "", err
@@ -305,6 +307,7 @@ func hashIn(ctx context.Context, root *os.Root, name string, buf []byte) (string
 	if !st.Mode().IsRegular() {
 		return "", fmt.Errorf("became %s while being verified", "a "+fsmode.Name(st.Mode()))
 	}
+	testhook.Count(testhook.CountHash, filepath.Join(dir, filepath.FromSlash(name)))
 	sha, _, err := hashReader(f, buf, ctx.Err)
 	return sha, err
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mkrelease/mkrelease/internal/testhook"
 )
 
 // Options control an extraction. The zero value strips nothing, refuses
@@ -155,6 +157,7 @@ func ExtractFile(ctx context.Context, archive, dest string, opts Options) (*Repo
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("extract %s: not a regular file (%s); give the path of an archive file", archive, fi.Mode().Type())
 	}
+	testhook.Count(testhook.CountExtract, archive)
 	return Extract(ctx, archive, f, dest, opts)
 }
 

@@ -5,6 +5,7 @@ package testhook
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -36,4 +37,27 @@ func Crash(point string) {
 		// go on even if it were not.
 		time.Sleep(time.Hour)
 	}
+}
+
+// Count appends the line "point\tkey\n" to the file that the environment
+// variable MKRELEASE_TEST_COUNT names (created with mode 0644 if missing),
+// key made absolute and clean first (filepath.Abs, so callers pass the path
+// they opened as they have it), in a single write on a file opened with O_APPEND, so lines from
+// concurrent goroutines and processes do not interleave. It does nothing
+// when the variable is empty, and ignores errors: a count that cannot be
+// recorded makes the test reading it fail, not the operation counted.
+func Count(point, key string) {
+	file := os.Getenv("MKRELEASE_TEST_COUNT")
+	if file == "" {
+		return
+	}
+	if abs, err := filepath.Abs(key); err == nil {
+		key = abs
+	}
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	_, _ = f.Write([]byte(point + "\t" + key + "\n"))
+	_ = f.Close()
 }
