@@ -2,6 +2,8 @@ package bundle
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,7 +105,19 @@ type Opened struct {
 	Root string
 	// Manifest is its manifest.json (nil when unreadable).
 	Manifest *dist.Manifest
-	dir      string
+	// Sums are the digests the bundle's SHA256SUMS lists: slash-separated
+	// path below Root → sha256 (lower-case hex). They are set only when
+	// the SHA256SUMS check held, every file listed having that digest and
+	// no file unlisted, so they are the digests of the files under Root;
+	// nil otherwise. Readers use them instead of hashing Root's files.
+	Sums map[string]string
+	// Wheels are the bundle's wheels, the project's (wheels/) and their
+	// dependencies (dependencies/), by file name → sha256: the entries of
+	// Sums directly under those folders whose names end as a wheel's.
+	// They are set with Sums (nil otherwise), whatever the other checks
+	// found: a caller that needs a sound bundle checks the Report too.
+	Wheels map[string]string
+	dir    string
 	// requirements is the sha256 of requirements.txt as checked; "" when
 	// a check failed, so Install refuses the bundle.
 	requirements string
@@ -122,16 +136,50 @@ func (o *Opened) Close() error { return os.RemoveAll(o.dir) }
 // report lists every finding; the error is only for failures to run the
 // checks at all. The caller closes the result.
 func Open(ctx context.Context, path string) (*Opened, *Report, error) {
+	return OpenWith(ctx, path, OpenOptions{})
+}
+
+// OpenOptions tune [OpenWith]. The zero value is [Open].
+type OpenOptions struct {
+	// SHA256 (hex, either case) and Size are the bundle's digest and size,
+	// when the caller already hashed it: the sidecar is compared with it
+	// and the archive is not hashed again (see [dist.CheckSidecar]); the
+	// report is the one hashing would give for a bundle of that digest.
+	// "" hashes the bundle to check its sidecar.
+	SHA256 string
+	// Size, when not zero, is the bundle's size when it was hashed: a
+	// bundle of another size on disk changed since, and OpenWith returns
+	// an error rather than check it against a digest of other bytes.
+	Size int64
+}
+
+// OpenWith is [Open] with options: a caller that already hashed the bundle
+// passes its digest, so that the archive is read once, to extract it.
+func OpenWith(ctx context.Context, path string, opt OpenOptions) (*Opened, *Report, error) {
 	rep := &Report{Bundle: path, Findings: []Finding{}}
-	if _, err := os.Stat(path); err != nil {
+	st, err := os.Stat(path)
+	if err != nil {
 		return nil, nil, err
+	}
+	if opt.SHA256 != "" {
+		if b, err := hex.DecodeString(opt.SHA256); err != nil || len(b) != sha256.Size {
+			return nil, nil, fmt.Errorf("open bundle %s: the digest given for it, %q, is not a hex sha256", path, opt.SHA256)
+		}
+	}
+	if opt.Size != 0 && st.Size() != opt.Size {
+		return nil, nil, fmt.Errorf("open bundle %s: it has %d bytes, %d when it was hashed: it changed since; load the release folder again", path, st.Size(), opt.Size)
 	}
 	if _, err := os.Stat(dist.SidecarPath(path)); err != nil {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no sidecar %s next to the bundle: nothing shows that %s is the file that was released; fetch its .sha256 too, or compare its sha256 with the release's SHA256SUMS",
 			filepath.Base(dist.SidecarPath(path)), filepath.Base(path)))
 	} else {
 		rep.run(CheckSidecar)
-		sr, err := dist.VerifySidecar(dist.SidecarPath(path))
+		var sr checksum.Report
+		if opt.SHA256 != "" {
+			sr, err = dist.CheckSidecar(dist.SidecarPath(path), opt.SHA256)
+		} else {
+			sr, err = dist.VerifySidecar(dist.SidecarPath(path))
+		}
 		switch {
 		case err != nil:
 			rep.add(CheckSidecar, filepath.Base(dist.SidecarPath(path)), "%v", err)
@@ -192,6 +240,9 @@ func Open(ctx context.Context, path string) (*Opened, *Report, error) {
 	}
 	for _, f := range vr.Findings {
 		rep.add(CheckSums, f.Name, "%s", f.String())
+	}
+	if vr.OK() {
+		o.Sums, o.Wheels = sumFacts(sums)
 	}
 
 	rep.run(CheckWheels)
@@ -295,4 +346,22 @@ func Open(ctx context.Context, path string) (*Opened, *Report, error) {
 		o.requirements = checksum.Bytes(reqs)
 	}
 	return o, rep, nil
+}
+
+// sumFacts are the digests of a bundle whose SHA256SUMS verified: every
+// listed file by path, and the wheels (of wheels/, then dependencies/, as
+// the folders are read) by file name.
+func sumFacts(sums checksum.Sums) (all, wheels map[string]string) {
+	all, wheels = map[string]string{}, map[string]string{}
+	for _, sub := range []string{"wheels", "dependencies"} {
+		for _, s := range sums {
+			if name, ok := strings.CutPrefix(s.Name, sub+"/"); ok && !strings.Contains(name, "/") && dist.ClaimsWheel(name) {
+				wheels[name] = s.SHA256
+			}
+		}
+	}
+	for _, s := range sums {
+		all[s.Name] = s.SHA256
+	}
+	return all, wheels
 }

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -165,11 +166,8 @@ func readBundle(t *testing.T, p string) map[string][]byte {
 // match (as an attacker rebuilding the bundle would) and a sidecar.
 func writeTar(t *testing.T, p string, files map[string][]byte) {
 	t.Helper()
-	root := strings.TrimSuffix(filepath.Base(p), ".tar.gz") + "/"
 	var sums checksum.Sums
-	var names []string
 	for n, d := range files {
-		names = append(names, n)
 		if n != "SHA256SUMS" {
 			sums = append(sums, checksum.Sum{Name: n, SHA256: checksum.Bytes(d)})
 		}
@@ -179,8 +177,17 @@ func writeTar(t *testing.T, p string, files map[string][]byte) {
 		t.Fatal(err)
 	}
 	files["SHA256SUMS"] = data
-	if !slices.Contains(names, "SHA256SUMS") {
-		names = append(names, "SHA256SUMS")
+	writeTarAsIs(t, p, files)
+}
+
+// writeTarAsIs writes files as a bundle at p, SHA256SUMS included as it
+// is in files, and a sidecar.
+func writeTarAsIs(t *testing.T, p string, files map[string][]byte) {
+	t.Helper()
+	root := strings.TrimSuffix(filepath.Base(p), ".tar.gz") + "/"
+	var names []string
+	for n := range files {
+		names = append(names, n)
 	}
 	sort.Strings(names)
 	var buf bytes.Buffer
@@ -319,4 +326,173 @@ func TestOpenHostile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOpenWith shows that a bundle opened with the digest its caller
+// already has is reported exactly as Open reports it, whatever its
+// sidecar holds, that the digest given is what the sidecar is compared
+// with (the archive is not hashed again), and what the Opened carries.
+func TestOpenWith(t *testing.T) {
+	orig, _ := testBundle(t)
+	data, err := os.ReadFile(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sha := checksum.Bytes(data)
+	wrong := checksum.Bytes([]byte("another bundle"))
+	base := filepath.Base(orig)
+	for _, tc := range []struct {
+		name    string
+		sidecar func(p string) // writes the sidecar case beside the bundle at p
+		check   bool           // the sidecar check runs
+		finding string         // in the one sidecar finding; "" for none
+		warning string         // in the one warning; "" for none
+	}{
+		{name: "no sidecar", sidecar: func(string) {}, warning: "no sidecar " + base + ".sha256"},
+		{name: "good sidecar", check: true, sidecar: func(p string) {
+			os.WriteFile(p+".sha256", []byte(sha+"  "+base+"\n"), 0o644)
+		}},
+		{name: "upper-case sidecar", check: true, sidecar: func(p string) {
+			os.WriteFile(p+".sha256", []byte(strings.ToUpper(sha)+"  "+base+"\n"), 0o644)
+		}},
+		{name: "sidecar of another bundle", check: true, finding: "listed " + wrong + ", file has " + sha, sidecar: func(p string) {
+			os.WriteFile(p+".sha256", []byte(wrong+"  "+base+"\n"), 0o644)
+		}},
+		{name: "sidecar naming another file", check: true, finding: "sidecar names another file", sidecar: func(p string) {
+			os.WriteFile(p+".sha256", []byte(sha+"  other.tar.gz\n"), 0o644)
+		}},
+		{name: "malformed sidecar", check: true, finding: "line 1", sidecar: func(p string) {
+			os.WriteFile(p+".sha256", []byte("not a sum\n"), 0o644)
+		}},
+		{name: "unreadable sidecar", check: true, finding: base + ".sha256", sidecar: func(p string) {
+			os.Mkdir(p+".sha256", 0o755)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), base)
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tc.sidecar(p)
+			o1, hashed, err := Open(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer o1.Close()
+			o2, given, err := OpenWith(context.Background(), p, OpenOptions{SHA256: strings.ToUpper(sha), Size: int64(len(data))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer o2.Close()
+			if !reflect.DeepEqual(hashed, given) {
+				t.Errorf("with its digest:\n%+v\nhashing it:\n%+v", given, hashed)
+			}
+			if !reflect.DeepEqual(o1.Sums, o2.Sums) || !reflect.DeepEqual(o1.Wheels, o2.Wheels) {
+				t.Errorf("the facts differ: %v %v, %v %v", o1.Sums, o2.Sums, o1.Wheels, o2.Wheels)
+			}
+			if got := slices.Contains(given.Checks, CheckSidecar); got != tc.check {
+				t.Errorf("sidecar check ran: %v, want %v (%v)", got, tc.check, given.Checks)
+			}
+			var sidecar []string
+			for _, f := range given.Findings {
+				if f.Check != CheckSidecar {
+					t.Errorf("a finding besides the sidecar's: %+v", f)
+					continue
+				}
+				sidecar = append(sidecar, f.File+": "+f.Msg)
+			}
+			if tc.finding == "" && len(sidecar) > 0 || tc.finding != "" && (len(sidecar) != 1 || !strings.Contains(sidecar[0], tc.finding)) {
+				t.Errorf("sidecar findings %q, want one saying %q", sidecar, tc.finding)
+			}
+			if tc.warning == "" && len(given.Warnings) > 0 || tc.warning != "" && (len(given.Warnings) != 1 || !strings.Contains(given.Warnings[0], tc.warning)) {
+				t.Errorf("warnings %q, want %q", given.Warnings, tc.warning)
+			}
+		})
+	}
+
+	p := filepath.Join(t.TempDir(), base)
+	os.WriteFile(p, data, 0o644)
+	os.WriteFile(p+".sha256", []byte(sha+"  "+base+"\n"), 0o644)
+	t.Run("the digest given is the one compared", func(t *testing.T) {
+		o, rep, err := OpenWith(context.Background(), p, OpenOptions{SHA256: wrong, Size: int64(len(data))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o.Close()
+		if len(rep.Findings) != 1 || rep.Findings[0].Check != CheckSidecar || !strings.Contains(rep.Findings[0].Msg, "listed "+sha+", file has "+wrong) {
+			t.Errorf("want the sidecar mismatch naming the digest given, got %+v", rep.Findings)
+		}
+		if now, _, _ := checksum.File(p); now != sha {
+			t.Fatalf("the bundle changed: %s", now)
+		}
+		o2, rep, err := Open(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o2.Close()
+		if err := rep.Err(); err != nil {
+			t.Errorf("hashed, the same bundle passes: %v", err)
+		}
+	})
+	t.Run("refused options", func(t *testing.T) {
+		for _, opt := range []OpenOptions{
+			{SHA256: sha[:63]},
+			{SHA256: sha[:63] + "g"},
+			{SHA256: sha, Size: int64(len(data)) + 1},
+		} {
+			if o, _, err := OpenWith(context.Background(), p, opt); err == nil || !strings.Contains(err.Error(), p) {
+				if o != nil {
+					o.Close()
+				}
+				t.Errorf("%+v: %v, want an error naming the bundle", opt, err)
+			}
+		}
+	})
+	t.Run("facts", func(t *testing.T) {
+		o, rep, err := OpenWith(context.Background(), p, OpenOptions{SHA256: sha, Size: int64(len(data))})
+		if err != nil || rep.Err() != nil {
+			t.Fatal(err, rep.Err())
+		}
+		defer o.Close()
+		sums, err := checksum.ReadSums(filepath.Join(o.Root, dist.ChecksumsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(o.Sums) != len(sums) {
+			t.Errorf("Sums has %d files, SHA256SUMS %d", len(o.Sums), len(sums))
+		}
+		for _, s := range sums {
+			if got, _, _ := checksum.File(filepath.Join(o.Root, filepath.FromSlash(s.Name))); o.Sums[s.Name] != got {
+				t.Errorf("Sums[%s] = %s, the file is %s", s.Name, o.Sums[s.Name], got)
+			}
+		}
+		want := map[string]string{}
+		for _, sub := range []string{"wheels", "dependencies"} {
+			for _, w := range dist.WheelFiles(filepath.Join(o.Root, sub)) {
+				want[filepath.Base(w)], _, _ = checksum.File(w)
+			}
+		}
+		if len(want) != 2 || !reflect.DeepEqual(o.Wheels, want) {
+			t.Errorf("Wheels %v, want %v", o.Wheels, want)
+		}
+	})
+	t.Run("no facts when SHA256SUMS fails", func(t *testing.T) {
+		files := readBundle(t, p)
+		q := filepath.Join(t.TempDir(), base)
+		// The bundle with one wheel changed and SHA256SUMS kept.
+		files["dependencies/example-21.12-py3-none-any.whl"] = append(files["dependencies/example-21.12-py3-none-any.whl"], 0)
+		writeTarAsIs(t, q, files)
+		o, rep, err := Open(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o.Close()
+		failed := false
+		for _, f := range rep.Findings {
+			failed = failed || f.Check == CheckSums
+		}
+		if !failed || o.Sums != nil || o.Wheels != nil {
+			t.Errorf("SHA256SUMS failed: %v; Sums %v, Wheels %v", failed, o.Sums, o.Wheels)
+		}
+	})
 }

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"crypto"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -50,6 +52,18 @@ type CheckOptions struct {
 	ExactWheels bool
 	// Private is what must not appear in it (default: this machine's).
 	Private *sanitize.Private
+	// ArchiveSHA256 (hex, either case) and ArchiveSize are the archive's
+	// digest and size, when the caller already hashed it: the sidecar and
+	// the signed statements are compared with it and the archive is not
+	// hashed again (see [dist.CheckSidecar]); the report is the one
+	// hashing would give for an archive of that digest. "" hashes the
+	// archive.
+	ArchiveSHA256 string
+	// ArchiveSize, when not zero, is the archive's size when it was
+	// hashed: an archive of another size on disk changed since, and Check
+	// returns an error rather than check it against a digest of other
+	// bytes.
+	ArchiveSize int64
 }
 
 // Finding is one failed check of evidence.
@@ -108,13 +122,34 @@ func (e *refusal) ExitCode() int { return 1 }
 // every aggregate recomputed from the records against the summaries it
 // carries (the recomputed values are the ones returned), the run identity
 // against the wheels it must be for, and the signed statements beside it.
+// The statements are read, not hashed: their signatures are what is
+// checked. The error is for failures to run the checks at all.
 func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error) {
+	if o.ArchiveSHA256 != "" {
+		if b, err := hex.DecodeString(o.ArchiveSHA256); err != nil || len(b) != sha256.Size {
+			return nil, fmt.Errorf("check evidence %s: the digest given for it, %q, is not a hex sha256", archive, o.ArchiveSHA256)
+		}
+	}
+	if o.ArchiveSize != 0 {
+		st, err := os.Stat(archive)
+		if err != nil {
+			return nil, fmt.Errorf("check evidence: %w", err)
+		}
+		if st.Size() != o.ArchiveSize {
+			return nil, fmt.Errorf("check evidence %s: it has %d bytes, %d when it was hashed: it changed since; load the release folder again", archive, st.Size(), o.ArchiveSize)
+		}
+	}
 	rep := &Report{Archive: archive, Findings: []Finding{}}
 	base := filepath.Base(archive)
 	name, _ := dist.ArchiveRoot(base) // the root folder; base itself when not a .tar.gz
 	if _, err := os.Stat(dist.SidecarPath(archive)); err == nil {
 		rep.run(CheckSidecar)
-		sr, err := dist.VerifySidecar(dist.SidecarPath(archive))
+		var sr checksum.Report
+		if o.ArchiveSHA256 != "" {
+			sr, err = dist.CheckSidecar(dist.SidecarPath(archive), o.ArchiveSHA256)
+		} else {
+			sr, err = dist.VerifySidecar(dist.SidecarPath(archive))
+		}
 		if err != nil {
 			rep.add(CheckSidecar, base+dist.SidecarSuffix, "%v", err)
 		} else {
@@ -250,7 +285,7 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 	}
 
 	rep.run(CheckSignature)
-	checkStatements(rep, archive, run, o.TrustedKeys, sum)
+	checkStatements(rep, archive, strings.ToLower(o.ArchiveSHA256), run, o.TrustedKeys, sum)
 	return rep, nil
 }
 
@@ -290,8 +325,9 @@ func compareSummary(rep *Report, root, file string, want any) {
 
 // checkStatements verifies the signed statements beside the archive: each
 // is signed by a trusted key and names the archive and the run's wheels;
-// the summary statement carries the recomputed summary.
-func checkStatements(rep *Report, archive string, run store.Run, keys []crypto.PublicKey, sum *Summary) {
+// the summary statement carries the recomputed summary. archiveSHA is the
+// archive's digest when known (lower case), "" to hash it.
+func checkStatements(rep *Report, archive, archiveSHA string, run store.Run, keys []crypto.PublicKey, sum *Summary) {
 	name := dist.StatementsOf(filepath.Base(archive))
 	path := filepath.Join(filepath.Dir(archive), name)
 	data, err := os.ReadFile(path)
@@ -308,10 +344,11 @@ func checkStatements(rep *Report, archive string, run store.Run, keys []crypto.P
 		rep.add(CheckSignature, name, "%v", err)
 		return
 	}
-	archiveSHA, _, err := checksum.File(archive)
-	if err != nil {
-		rep.add(CheckSignature, filepath.Base(archive), "%v", err)
-		return
+	if archiveSHA == "" {
+		if archiveSHA, _, err = checksum.File(archive); err != nil {
+			rep.add(CheckSignature, filepath.Base(archive), "%v", err)
+			return
+		}
 	}
 	want := map[string]string{filepath.Base(archive): archiveSHA}
 	for _, w := range run.Wheels {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/evidence/sanitize"
 	"github.com/mkrelease/mkrelease/evidence/store"
+	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/extract"
 	"github.com/mkrelease/mkrelease/provenance"
@@ -326,4 +328,105 @@ func TestPackLayout(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("archive holds\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// TestCheckKnownDigest shows that evidence checked with the digest its
+// caller already has is reported exactly as when Check hashes it, that
+// the digest given is what the sidecar and the statements are compared
+// with (the archive is not hashed again), and which options are refused.
+func TestCheckKnownDigest(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// change alters the fixture's archive or sidecar.
+		change  func(t *testing.T, archive string)
+		sidecar string // in the one sidecar finding; "" for none
+	}{
+		{name: "untouched", change: func(*testing.T, string) {}},
+		{name: "no sidecar", change: func(t *testing.T, archive string) {
+			os.Remove(dist.SidecarPath(archive))
+		}},
+		{name: "archive byte changed", sidecar: "mismatch", change: func(t *testing.T, archive string) {
+			data, _ := os.ReadFile(archive)
+			data[len(data)/2] ^= 1
+			os.WriteFile(archive, data, 0o644)
+		}},
+		{name: "sidecar naming another file", sidecar: "sidecar names another file", change: func(t *testing.T, archive string) {
+			os.WriteFile(dist.SidecarPath(archive), []byte(hex64('0')+"  other.tar.gz\n"), 0o644)
+		}},
+		{name: "malformed sidecar", sidecar: "line 1", change: func(t *testing.T, archive string) {
+			os.WriteFile(dist.SidecarPath(archive), []byte("not a sum\n"), 0o644)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			archive := filepath.Join(f.o.Dist, f.name+".tar.gz")
+			tc.change(t, archive)
+			sha, size, err := checksum.File(archive)
+			if err != nil {
+				t.Fatal(err)
+			}
+			private := sanitize.FromSystem()
+			o := CheckOptions{TrustedKeys: f.keys, Wheels: f.wheels, ExactWheels: true, Private: &private}
+			hashed, err := Check(context.Background(), archive, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.ArchiveSHA256, o.ArchiveSize = strings.ToUpper(sha), size
+			given, err := Check(context.Background(), archive, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(hashed, given) {
+				t.Errorf("with its digest:\n%s\nhashing it:\n%s", findings(given), findings(hashed))
+			}
+			var sidecar []string
+			for _, fd := range given.Findings {
+				if fd.Check == CheckSidecar {
+					sidecar = append(sidecar, fd.Msg)
+				}
+			}
+			if tc.sidecar == "" && len(sidecar) > 0 || tc.sidecar != "" && (len(sidecar) != 1 || !strings.Contains(sidecar[0], tc.sidecar)) {
+				t.Errorf("sidecar findings %q, want one saying %q", sidecar, tc.sidecar)
+			}
+		})
+	}
+
+	f := newFixture(t)
+	archive := filepath.Join(f.o.Dist, f.name+".tar.gz")
+	sha, size, err := checksum.File(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("the digest given is the one compared", func(t *testing.T) {
+		wrong := hex64('9')
+		rep, err := Check(context.Background(), archive, CheckOptions{TrustedKeys: f.keys, Wheels: f.wheels, ExactWheels: true, ArchiveSHA256: wrong, ArchiveSize: size})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := findings(rep)
+		if !strings.HasPrefix(got, CheckSidecar+": "+f.name+".tar.gz.sha256: "+f.name+".tar.gz: sha256 mismatch: listed "+sha+", file has "+wrong) {
+			t.Errorf("findings:\n%s\nwant the sidecar mismatch naming the digest given first", got)
+		}
+		if !strings.Contains(got, CheckSignature+": "+f.name+".tar.gz: statement 1 ") || !strings.Contains(got, "does not name it with sha256 "+wrong) {
+			t.Errorf("findings:\n%s\nwant the statements compared with the digest given", got)
+		}
+		if now, _, _ := checksum.File(archive); now != sha {
+			t.Fatalf("the archive changed: %s", now)
+		}
+		if rep := f.check(t, archive); !rep.OK() {
+			t.Errorf("hashed, the same evidence is refused:\n%s", findings(rep))
+		}
+	})
+	t.Run("refused options", func(t *testing.T) {
+		for _, o := range []CheckOptions{
+			{ArchiveSHA256: sha[:63]},
+			{ArchiveSHA256: sha[:63] + "g"},
+			{ArchiveSHA256: sha, ArchiveSize: size + 1},
+			{ArchiveSize: size - 1},
+		} {
+			if _, err := Check(context.Background(), archive, o); err == nil || !strings.Contains(err.Error(), archive) {
+				t.Errorf("%q %d: %v, want an error naming the archive", o.ArchiveSHA256, o.ArchiveSize, err)
+			}
+		}
+	})
 }

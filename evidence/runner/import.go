@@ -19,7 +19,9 @@ import (
 // BundleWheels opens the bundle at path and returns the digest of every
 // wheel in it (the pair and the closure) by file name: exactly the wheels
 // evidence for that bundle's target must have been run on. A bundle that
-// does not check out is an error naming its findings.
+// does not check out is an error naming its findings. The digests are the
+// ones the bundle's verified SHA256SUMS lists ([bundle.Opened.Wheels]); a
+// caller that opens the bundle anyway reads them there instead.
 func BundleWheels(ctx context.Context, path string) (map[string]string, error) {
 	opened, rep, err := bundle.Open(ctx, path)
 	if err != nil {
@@ -29,7 +31,7 @@ func BundleWheels(ctx context.Context, path string) (map[string]string, error) {
 	if err := rep.Err(); err != nil {
 		return nil, err
 	}
-	return wheelDigests(opened.Root)
+	return opened.Wheels, nil
 }
 
 // wheelDigests hashes the wheels of an extracted bundle.

@@ -2,13 +2,17 @@ package dist
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/fsmode"
 )
 
 // SidecarPath returns the path of artifact's sidecar: artifact + ".sha256".
@@ -40,6 +44,28 @@ func WriteSidecar(artifact, sha string) error {
 // as a [checksum.WrongName] finding. The error is for a sidecar that cannot be
 // read or parsed; the Report holds what verification found.
 func VerifySidecar(sidecar string) (checksum.Report, error) {
+	return checkSidecar(sidecar, "")
+}
+
+// CheckSidecar is [VerifySidecar] for an artifact the caller has already
+// hashed: sha256 (hex, either case) is the artifact's digest, and the
+// sidecar is compared with it instead of with the artifact's content,
+// which is not read again. The sidecar is parsed and judged exactly as
+// VerifySidecar does, and the artifact is still looked up, so the report
+// (findings, details, verified names) and the errors are the ones
+// VerifySidecar gives for an artifact with that digest. An empty or
+// malformed sha256 is an error.
+func CheckSidecar(sidecar, sha256 string) (checksum.Report, error) {
+	known, err := normalSHA256(sha256)
+	if err != nil {
+		return checksum.Report{}, fmt.Errorf("check sidecar %s: %w", sidecar, err)
+	}
+	return checkSidecar(sidecar, known)
+}
+
+// checkSidecar is VerifySidecar when known is "", else CheckSidecar with
+// the lower-case digest known.
+func checkSidecar(sidecar, known string) (checksum.Report, error) {
 	artifact, ok := strings.CutSuffix(sidecar, SidecarSuffix)
 	if !ok || artifact == "" || strings.HasSuffix(artifact, string(filepath.Separator)) {
 		return checksum.Report{}, fmt.Errorf("%s: a sidecar's name is the artifact's name followed by %s", sidecar, SidecarSuffix)
@@ -59,5 +85,59 @@ func VerifySidecar(sidecar string) (checksum.Report, error) {
 			Detail:  fmt.Sprintf("sidecar %s names %q instead of %q", filepath.Base(sidecar), sums[0].Name, base),
 		}}}, nil
 	}
-	return checksum.Verify(context.Background(), filepath.Dir(artifact), sums, checksum.VerifyOptions{})
+	if known == "" {
+		return checksum.Verify(context.Background(), filepath.Dir(artifact), sums, checksum.VerifyOptions{})
+	}
+	return compareKnown(filepath.Dir(artifact), sums[0], known)
+}
+
+// emptySHA256 is the sha256 of no bytes.
+var emptySHA256 = checksum.Bytes(nil)
+
+// compareKnown is what [checksum.Verify] reports for the one sum in dir
+// when the file's content has the digest got, without reading it: the
+// name is judged, the file looked up (missing, not regular, unreadable),
+// and the listed digest compared with got.
+func compareKnown(dir string, sum checksum.Sum, got string) (checksum.Report, error) {
+	want := strings.ToLower(sum.SHA256)
+	if err := checksum.CheckName(sum.Name); err != nil {
+		return checksum.Report{Findings: []checksum.Finding{{Name: sum.Name, Problem: checksum.UnsafeName, Detail: err.Error()}}}, nil
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return checksum.Report{}, fmt.Errorf("verify: %w", err)
+	}
+	defer root.Close()
+	st, err := root.Lstat(sum.Name)
+	var f checksum.Finding
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		f = checksum.Finding{Name: sum.Name, Problem: checksum.Missing}
+	case err != nil:
+		f = checksum.Finding{Name: sum.Name, Problem: checksum.Unreadable, Detail: err.Error()}
+	case !st.Mode().IsRegular():
+		f = checksum.Finding{Name: sum.Name, Problem: checksum.NotRegular, Detail: "a " + fsmode.Name(st.Mode())}
+	case got != want:
+		f = checksum.Finding{Name: sum.Name, Problem: checksum.Mismatch, Want: want, Got: got}
+		if got == emptySHA256 {
+			f.Detail = "the file is empty"
+		}
+	default:
+		return checksum.Report{Verified: []string{sum.Name}}, nil
+	}
+	return checksum.Report{Findings: []checksum.Finding{f}}, nil
+}
+
+// normalSHA256 checks a hex sha256 and returns it in lower case.
+func normalSHA256(d string) (string, error) {
+	if len(d) != 64 {
+		return "", fmt.Errorf("sha256 %q has %d hex digits, want 64", d, len(d))
+	}
+	for i := 0; i < len(d); i++ {
+		c := d[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return "", fmt.Errorf("sha256 %q is not hex", d)
+		}
+	}
+	return strings.ToLower(d), nil
 }

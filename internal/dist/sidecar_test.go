@@ -3,6 +3,7 @@ package dist
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -64,4 +65,140 @@ func TestSidecar(t *testing.T) {
 			t.Errorf("%s left behind", n)
 		}
 	}
+}
+
+// TestCheckSidecar shows that comparing a sidecar with a known digest
+// reports exactly what hashing the artifact reports, and that the
+// artifact is not read: a wrong digest is what the mismatch names.
+func TestCheckSidecar(t *testing.T) {
+	const name = "vexl-0.3.0-linux-x86_64.tar.gz"
+	content := []byte("bundle")
+	sha := checksum.Bytes(content)
+	wrong := checksum.Bytes([]byte("another bundle"))
+	for _, tc := range []struct {
+		name string
+		// setup writes the case into dir and returns the sidecar.
+		setup   func(t *testing.T, dir string) string
+		problem checksum.Problem // of the one finding; 0 for none
+		err     string           // in both errors; "" for none
+	}{
+		{name: "good", setup: func(t *testing.T, dir string) string {
+			return writeCase(t, dir, name, content, sha)
+		}},
+		{name: "upper-case sidecar", setup: func(t *testing.T, dir string) string {
+			return writeCase(t, dir, name, content, strings.ToUpper(sha))
+		}},
+		{name: "tampered", problem: checksum.Mismatch, setup: func(t *testing.T, dir string) string {
+			return writeCase(t, dir, name, []byte("tampered"), sha)
+		}},
+		{name: "empty artifact", problem: checksum.Mismatch, setup: func(t *testing.T, dir string) string {
+			return writeCase(t, dir, name, []byte{}, sha)
+		}},
+		{name: "missing artifact", problem: checksum.Missing, setup: func(t *testing.T, dir string) string {
+			side := writeCase(t, dir, name, content, sha)
+			os.Remove(filepath.Join(dir, name))
+			return side
+		}},
+		{name: "folder", problem: checksum.NotRegular, setup: func(t *testing.T, dir string) string {
+			side := writeCase(t, dir, name, content, sha)
+			os.Remove(filepath.Join(dir, name))
+			os.Mkdir(filepath.Join(dir, name), 0o755)
+			return side
+		}},
+		{name: "wrong name", problem: checksum.WrongName, setup: func(t *testing.T, dir string) string {
+			writeCase(t, dir, name, content, sha)
+			other := SidecarPath(filepath.Join(dir, "vexl_plugin-0.3.0-py3-none-any.whl"))
+			b, _ := os.ReadFile(SidecarPath(filepath.Join(dir, name)))
+			os.WriteFile(other, b, 0o644)
+			return other
+		}},
+		{name: "two lines", err: "lists 2 files", setup: func(t *testing.T, dir string) string {
+			two := filepath.Join(dir, "two.sha256")
+			os.WriteFile(two, []byte(sha+"  two\n"+sha+"  three\n"), 0o644)
+			return two
+		}},
+		{name: "malformed", err: "line 1", setup: func(t *testing.T, dir string) string {
+			side := writeCase(t, dir, name, content, sha)
+			os.WriteFile(side, []byte("not a sum\n"), 0o644)
+			return side
+		}},
+		{name: "no sidecar", err: "no such file", setup: func(t *testing.T, dir string) string {
+			return SidecarPath(filepath.Join(dir, name))
+		}},
+		{name: "wrong suffix", err: SidecarSuffix, setup: func(t *testing.T, dir string) string {
+			return filepath.Join(dir, "x.md5")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			side := tc.setup(t, dir)
+			art := strings.TrimSuffix(side, SidecarSuffix)
+			known := sha // what a caller that hashed the artifact holds
+			if b, err := os.ReadFile(art); err == nil {
+				known = checksum.Bytes(b)
+			}
+			hashed, herr := VerifySidecar(side)
+			given, gerr := CheckSidecar(side, strings.ToUpper(known))
+			if tc.err != "" {
+				if herr == nil || gerr == nil || !strings.Contains(herr.Error(), tc.err) || herr.Error() != gerr.Error() {
+					t.Fatalf("errors: hashing %v, known digest %v; want both to say %q", herr, gerr, tc.err)
+				}
+				return
+			}
+			if herr != nil || gerr != nil {
+				t.Fatalf("errors: hashing %v, known digest %v", herr, gerr)
+			}
+			if !reflect.DeepEqual(hashed, given) {
+				t.Errorf("known digest reports %+v, hashing %+v", given, hashed)
+			}
+			if tc.problem == 0 {
+				if !given.OK() || len(given.Verified) != 1 || given.Verified[0] != name {
+					t.Errorf("want %s verified, got %+v", name, given)
+				}
+				return
+			}
+			if len(given.Findings) != 1 || given.Findings[0].Problem != tc.problem {
+				t.Errorf("want one %v finding, got %+v", tc.problem, given.Findings)
+			}
+		})
+	}
+
+	t.Run("known digest is not re-hashed", func(t *testing.T) {
+		dir := t.TempDir()
+		side := writeCase(t, dir, name, content, sha)
+		rep, err := CheckSidecar(side, wrong)
+		if err != nil || len(rep.Findings) != 1 {
+			t.Fatalf("%+v %v", rep, err)
+		}
+		f := rep.Findings[0]
+		if f.Problem != checksum.Mismatch || f.Got != wrong || f.Want != sha || !strings.Contains(f.String(), wrong) {
+			t.Errorf("want a mismatch naming %s, got %s", wrong, f)
+		}
+		if rep, err := VerifySidecar(side); err != nil || !rep.OK() {
+			t.Errorf("the artifact itself still verifies: %+v %v", rep, err)
+		}
+	})
+	t.Run("malformed digest", func(t *testing.T) {
+		dir := t.TempDir()
+		side := writeCase(t, dir, name, content, sha)
+		for _, d := range []string{"", sha[:63], sha[:63] + "g"} {
+			if _, err := CheckSidecar(side, d); err == nil || !strings.Contains(err.Error(), side) {
+				t.Errorf("%q: %v", d, err)
+			}
+		}
+	})
+}
+
+// writeCase writes the artifact name holding content into dir, and its
+// sidecar listing sha.
+func writeCase(t *testing.T, dir, name string, content []byte, sha string) string {
+	t.Helper()
+	art := filepath.Join(dir, name)
+	if err := os.WriteFile(art, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSidecar(art, sha); err != nil {
+		t.Fatal(err)
+	}
+	return SidecarPath(art)
 }
