@@ -200,7 +200,7 @@ func Bundle(ctx context.Context, path string) (Item, map[string]string, error) {
 func bundleAudit(ctx context.Context, path string, known dist.Artifact) (Item, BundleFacts, error) {
 	it := newItem(path, "bundle")
 	facts := BundleFacts{Members: map[string]string{}}
-	o, r, err := bundle.Open(ctx, path)
+	o, r, err := bundle.OpenWith(ctx, path, bundle.OpenOptions{SHA256: known.SHA256, Size: known.Size})
 	if err != nil {
 		return it.Item, facts, err
 	}
@@ -213,12 +213,8 @@ func bundleAudit(ctx context.Context, path string, known dist.Artifact) (Item, B
 		it.check(c, by[c]...)
 	}
 	it.Warnings = r.Warnings
-	if o.Root != "" && len(by[bundle.CheckSums]) == 0 {
-		if sums, err := checksum.ReadSums(filepath.Join(o.Root, dist.ChecksumsFile)); err == nil {
-			for _, s := range sums {
-				facts.Members[s.Name] = s.SHA256
-			}
-		}
+	for p, sha := range o.Sums { // set when the bundle's SHA256SUMS verified
+		facts.Members[p] = sha
 	}
 	facts.OK = r.OK()
 	return it.Item, facts, nil
@@ -460,8 +456,13 @@ func Release(ctx context.Context, rel *dist.Release, o Options) (*Folder, error)
 	return folder, nil
 }
 
-// checkSidecar checks the sidecar name of the folder's file art.
+// checkSidecar checks the sidecar name of the folder's file art against
+// the digest art was loaded with (hashing it when the folder holds it as
+// something other than a regular file).
 func checkSidecar(rel *dist.Release, name, art string) (checksum.Report, error) {
+	if a, ok := rel.File(art); ok {
+		return dist.CheckSidecar(filepath.Join(rel.Dir, name), a.SHA256)
+	}
 	return dist.VerifySidecar(filepath.Join(rel.Dir, name))
 }
 

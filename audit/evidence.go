@@ -30,7 +30,8 @@ func Evidence(ctx context.Context, path string, o Options) (Item, error) {
 // archive as its folder was loaded.
 func evidenceAudit(ctx context.Context, path string, known dist.Artifact, wheels map[string]string, exact bool, o Options) (Item, *runner.Report, error) {
 	it := newItem(path, "evidence")
-	rep, err := runner.Check(ctx, path, runner.CheckOptions{TrustedKeys: o.TrustedKeys, Wheels: wheels, ExactWheels: exact})
+	rep, err := runner.Check(ctx, path, runner.CheckOptions{TrustedKeys: o.TrustedKeys, Wheels: wheels, ExactWheels: exact,
+		ArchiveSHA256: known.SHA256, ArchiveSize: known.Size})
 	if err != nil {
 		return it.Item, nil, err
 	}

@@ -25,6 +25,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/testhook"
 )
 
@@ -809,6 +810,13 @@ func TestPublishCrashSafety(t *testing.T) {
 	oldRaw := tree(t, filepath.Join(clean, ".ch.generations", "g-000001"))
 	publishTo := func(dest string) []string { return []string{"publish", "--to", dest, "--key", pub} }
 
+	// Publishing 2.1 reads the release folder once: every file hashed
+	// once, every bundle and evidence archive extracted once, every asset
+	// copied into the channel once.
+	counted := filepath.Join(t.TempDir(), "counted")
+	copyTree(t, clean, counted)
+	publishReadsOnce(t, bin, b, publishTo(filepath.Join(counted, "ch")))
+
 	// leftovers: the same, after a publish of 2.1 killed with its next
 	// generation complete and the temporary link made; the cleanup points
 	// are reached only from here.
@@ -898,5 +906,81 @@ func TestPublishCrashSafety(t *testing.T) {
 	t.Logf("not reached: %s", strings.Join(missed, " "))
 	if len(hit) < 20 {
 		t.Errorf("the publish was killed at %d points, want at least 20", len(hit))
+	}
+}
+
+// publishReadsOnce runs publish (args) in r with the counting hook on, and
+// checks what it read of r's release folder: each file hashed once at
+// most and each published asset exactly once (the plan, the policy input
+// and the summary share those digests), each bundle and evidence archive
+// extracted exactly once (the audit's facts serve the selection and the
+// evidence check), each asset copied into the channel once.
+func publishReadsOnce(t *testing.T, bin string, r run, args []string) {
+	t.Helper()
+	log := filepath.Join(t.TempDir(), "count.log")
+	if _, errOut, killed, code := hooked(t, bin, r.dir, append(slices.Clone(r.env), "MKRELEASE_TEST_COUNT="+log), args...); killed || code != 0 {
+		t.Fatalf("counted publish: exit %d\n%s", code, errOut)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder, err := filepath.Abs(filepath.Join(r.dir, "dist"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]map[string]int{} // point → file of the folder → times
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		point, key, ok := strings.Cut(line, "\t")
+		if !ok {
+			t.Fatalf("count line %q", line)
+		}
+		rel, err := filepath.Rel(folder, key)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			continue // a member of an extracted archive, a staged file
+		}
+		if counts[point] == nil {
+			counts[point] = map[string]int{}
+		}
+		counts[point][filepath.ToSlash(rel)]++
+	}
+	entries, err := os.ReadDir(folder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bundles, evidence int
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() {
+			continue
+		}
+		if n := counts["hash"][name]; n != 1 {
+			t.Errorf("%s hashed %d times, want once", name, n)
+		}
+		c, _ := dist.Guess(name)
+		switch c.Kind {
+		case dist.KindBundle, dist.KindEvidence:
+			if c.Kind == dist.KindBundle {
+				bundles++
+			} else {
+				evidence++
+			}
+			if n := counts["extract"][name]; n != 1 {
+				t.Errorf("%s extracted %d times, want once", name, n)
+			}
+		}
+	}
+	for rel, n := range counts["hash"] {
+		if n > 1 {
+			t.Errorf("%s hashed %d times", rel, n)
+		}
+	}
+	for rel, n := range counts["copy"] {
+		if n != 1 {
+			t.Errorf("%s copied into the channel %d times", rel, n)
+		}
+	}
+	if bundles == 0 || evidence == 0 || len(counts["copy"]) == 0 {
+		t.Errorf("counted %d bundles, %d evidence archives, %d copies: the hook saw nothing to check", bundles, evidence, len(counts["copy"]))
 	}
 }

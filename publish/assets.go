@@ -1,12 +1,15 @@
 package publish
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/mkrelease/mkrelease/audit"
+	"github.com/mkrelease/mkrelease/channel"
+	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/policies"
@@ -28,6 +31,9 @@ type selection struct {
 	missing map[string]string
 	// excluded are the folder's files left out with the skipped targets.
 	excluded map[string]bool
+	// known are the digests the folder was loaded with, by asset path:
+	// the channel plans with them instead of hashing the assets again.
+	known map[string]channel.Asset
 }
 
 func (s *selection) names() []string {
@@ -58,7 +64,7 @@ func (s *selection) targetOfWheel(name string) string {
 // publish (see the package doc), from the facts of its audit: the wheels
 // of each bundle, read when the audit extracted it.
 func selectAssets(rel *dist.Release, folder *audit.Folder, names dist.Names, targets, skipped []string, staging string) (*selection, error) {
-	sel := &selection{release: names, wheelsOf: map[string]map[string]string{}, missing: map[string]string{}, excluded: map[string]bool{}}
+	sel := &selection{release: names, wheelsOf: map[string]map[string]string{}, missing: map[string]string{}, excluded: map[string]bool{}, known: map[string]channel.Asset{}}
 	keep := map[string]bool{} // wheels a released bundle holds
 	for _, t := range targets {
 		b := names.Bundle(t)
@@ -106,6 +112,7 @@ func selectAssets(rel *dist.Release, folder *audit.Folder, names dist.Names, tar
 			continue
 		}
 		sel.paths = append(sel.paths, rel.Path(a))
+		sel.known[rel.Path(a)] = channel.Asset{Name: name, SHA256: a.SHA256, Size: a.Size}
 	}
 	// The folder's SHA256SUMS also lists files that are not published (the
 	// build/ folder, the skipped targets'): publish its lines for the
@@ -121,12 +128,18 @@ func selectAssets(rel *dist.Release, folder *audit.Folder, names dist.Names, tar
 			}
 			if len(kept) < len(list) {
 				path = filepath.Join(staging, dist.ChecksumsFile)
-				if err := checksum.WriteSums(path, kept); err != nil {
+				data, err := kept.Marshal()
+				if err != nil {
+					return nil, fmt.Errorf("write %s: %w", path, err)
+				}
+				if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
 					return nil, err
 				}
+				sums.SHA256, sums.Size = checksum.Bytes(data), int64(len(data))
 			}
 		}
 		sel.paths = append(sel.paths, path)
+		sel.known[path] = channel.Asset{Name: dist.ChecksumsFile, SHA256: sums.SHA256, Size: sums.Size}
 	}
 	sort.Slice(sel.paths, func(i, j int) bool { return filepath.Base(sel.paths[i]) < filepath.Base(sel.paths[j]) })
 	return sel, nil

@@ -180,7 +180,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	vsaName := names.VSA()
 	volatile := []string{vsaName, dist.Sidecar(vsaName)}
-	rel := channel.Release{Project: project, Version: version, Assets: sel.paths, AllowDowngrade: o.AllowDowngrade, Volatile: volatile}
+	rel := channel.Release{Project: project, Version: version, Assets: sel.paths, Known: sel.known, AllowDowngrade: o.AllowDowngrade, Volatile: volatile}
 	plan, err := ch.Plan(ctx, rel)
 	if err != nil {
 		return nil, err
