@@ -53,14 +53,14 @@ func TestANewArtifactKindTouchesDistAndOneStage(t *testing.T) {
 		Config: &config.Config{Project: config.Project{NormalizedName: "demo", Version: "1.0"}, SHA256: strings.Repeat("a", 64)},
 		Epoch:  1793491200, Out: out, Stage: stage,
 	}
-	stages := []release.Stage{
+	stages := []Stage{
 		cycloneDXStage{},
 		release.ManifestStage{},
 		release.ChecksumStage{},
 		attest.Stage{Signer: signer},
 		release.OutputStage{},
 	}
-	if err := release.Run(t.Context(), r, stages); err != nil {
+	if err := Run(t.Context(), r, stages); err != nil {
 		t.Fatal(err)
 	}
 	name := dist.NamesOf("demo", "1.0").CycloneDX()

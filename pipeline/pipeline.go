@@ -52,8 +52,8 @@ func (o BuildOptions) logger() *slog.Logger {
 }
 
 // BuildStages are the stages of `mkrelease build`, in order.
-func BuildStages(relock string, compile build.CompileStage, sign attest.Stage) []release.Stage {
-	return []release.Stage{
+func BuildStages(relock string, compile build.CompileStage, sign attest.Stage) []Stage {
+	return []Stage{
 		build.SourcesStage{Relock: relock}, // verify every input against release.lock first
 		compile,                            // run the steps per target, sandboxed, through the action cache
 		assemble.Stage{},                   // the wheels, their platform tags, the pair check
@@ -100,7 +100,7 @@ func Build(ctx context.Context, o BuildOptions) (*release.Release, error) {
 		}
 	}()
 	sign := attest.Stage{Signer: o.Signer, Started: time.Now(), Getenv: o.Getenv}
-	if err := release.Run(ctx, r, BuildStages(o.Relock, build.CompileStage{Sandbox: o.Sandbox}, sign)); err != nil {
+	if err := Run(ctx, r, BuildStages(o.Relock, build.CompileStage{Sandbox: o.Sandbox}, sign)); err != nil {
 		return nil, err
 	}
 	return r, nil

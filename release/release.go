@@ -1,18 +1,14 @@
-// Package release holds the state a release pipeline works on and runs its
-// stages.
-//
-// A pipeline is an ordered list of [Stage]s over one [Release]: the loaded
-// configuration and lock, the epoch, the selected targets, the workspaces of
-// the prepared sources and the registry of artifacts written so far. Stages
-// write only into the staging folder; the last stage of a pipeline that
-// produces output swaps the staging folder into place, so a failed or
-// killed run leaves the previous output untouched.
+// Package release holds the state a release pipeline works on (package
+// pipeline runs the stages): the loaded configuration and lock, the epoch,
+// the selected targets, the workspaces of the prepared sources and the
+// registry of artifacts written so far, and the stages every pipeline
+// ends with (manifest, artifact list, output swap). Stages write only into
+// the staging folder; the last stage of a pipeline that produces output
+// swaps the staging folder into place, so a failed or killed run leaves
+// the previous output untouched.
 package release
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -80,48 +76,4 @@ type ActionRecord struct {
 	Seconds  float64       `json:"seconds"`
 	// Rebuilt says a damaged cache entry was discarded and the action rerun.
 	Rebuilt bool `json:"rebuilt_corrupt_entry,omitempty"`
-}
-
-// Stage is one step of a pipeline.
-type Stage interface {
-	// String names the stage in logs.
-	String() string
-	// Run does the stage's work on r.
-	Run(ctx context.Context, r *Release) error
-}
-
-// Skipper is implemented by stages that may not apply to a run.
-type Skipper interface {
-	// Skip returns a reason when the stage does not apply.
-	Skip(r *Release) (reason string, skip bool)
-}
-
-// Run runs the stages in order, stopping at the first error.
-func Run(ctx context.Context, r *Release, stages []Stage) error {
-	log := r.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-		r.Logger = log
-	}
-	for _, s := range stages {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if sk, ok := s.(Skipper); ok {
-			if reason, skip := sk.Skip(r); skip {
-				log.Info("skipped", "stage", s.String(), "reason", reason)
-				continue
-			}
-		}
-		start := time.Now()
-		log.Debug("stage start", "stage", s.String())
-		if err := s.Run(ctx, r); err != nil {
-			if errors.Is(err, context.Canceled) {
-				return fmt.Errorf("%s: interrupted", s)
-			}
-			return err
-		}
-		log.Debug("stage done", "stage", s.String(), "took", time.Since(start).Round(time.Millisecond))
-	}
-	return nil
 }
