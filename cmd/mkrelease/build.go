@@ -9,7 +9,6 @@ import (
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/executor"
-	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/pipeline"
 	"github.com/mkrelease/mkrelease/release"
@@ -24,6 +23,8 @@ type BuildOptions struct {
 	NoCache bool
 	JSON    bool
 	Key     string
+	// session is the invocation's, when build is a stage of release.
+	session *session
 }
 
 // NewCmdBuild builds the release.
@@ -103,12 +104,13 @@ func selectTargets(cfg *config.Config, names []string) ([]config.Target, error) 
 
 func buildRun(ctx context.Context, o *BuildOptions) error {
 	g := o.Global
-	log := g.logger(o.Factory)
-	cfg, err := config.Load(g.ConfigPath)
+	s := sessionOf(o.session, o.Factory, g)
+	log := s.log
+	cfg, err := s.config()
 	if err != nil {
 		return err
 	}
-	l, err := lock.Read(g.lockPath())
+	l, err := s.lock()
 	if err != nil {
 		return err
 	}
@@ -120,7 +122,7 @@ func buildRun(ctx context.Context, o *BuildOptions) error {
 	if err != nil {
 		return err
 	}
-	signer, err := o.Factory.signer(ctx, cfg, o.Key, log)
+	signer, err := s.signingKey(ctx, o.Key)
 	if err != nil {
 		return err
 	}

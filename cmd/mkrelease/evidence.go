@@ -7,7 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/evidence/stats"
 	"github.com/spf13/cobra"
@@ -39,6 +38,9 @@ type EvidenceRunOptions struct {
 	Python  string
 	Key     string
 	JSON    bool
+	// session is the invocation's, when evidence run is a stage of
+	// release.
+	session *session
 }
 
 // NewCmdEvidenceRun runs the verifier lanes.
@@ -95,9 +97,9 @@ type evidenceRunReport struct {
 }
 
 func evidenceRun(ctx context.Context, o *EvidenceRunOptions) error {
-	g := o.Global
-	log := g.logger(o.Factory)
-	cfg, err := config.Load(g.ConfigPath)
+	s := sessionOf(o.session, o.Factory, o.Global)
+	log := s.log
+	cfg, err := s.config()
 	if err != nil {
 		return err
 	}
@@ -105,7 +107,7 @@ func evidenceRun(ctx context.Context, o *EvidenceRunOptions) error {
 	if err != nil {
 		return err
 	}
-	signer, err := o.Factory.signer(ctx, cfg, o.Key, log)
+	signer, err := s.signingKey(ctx, o.Key)
 	if err != nil {
 		return err
 	}
@@ -257,8 +259,7 @@ statements copied into the release folder, with fresh sidecars.`,
 }
 
 func evidenceImport(ctx context.Context, o *EvidenceImportOptions) error {
-	log := o.Global.logger(o.Factory)
-	keys, err := trustedKeys(o.Global, o.Keys, log)
+	keys, err := newSession(o.Factory, o.Global).trustedKeys(o.Keys)
 	if err != nil {
 		return err
 	}

@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/mkrelease/mkrelease/build/config"
-	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/channel"
 	"github.com/mkrelease/mkrelease/internal/pyname"
 	"github.com/mkrelease/mkrelease/policies"
@@ -33,6 +31,8 @@ type PublishOptions struct {
 	AllowDowngrade bool
 	DryRun         bool
 	JSON           bool
+	// session is the invocation's, when publish is a stage of release.
+	session *session
 }
 
 // NewCmdPublish gates and publishes a built release.
@@ -94,19 +94,17 @@ type dryRunReport struct {
 }
 
 func publishRun(ctx context.Context, o *PublishOptions) (*publish.Result, error) {
-	g := o.Global
-	log := g.logger(o.Factory)
-	cfg, err := config.Load(g.ConfigPath)
+	s := sessionOf(o.session, o.Factory, o.Global)
+	log := s.log
+	cfg, err := s.config()
 	if err != nil {
 		return nil, err
 	}
-	var l *lock.Lock
-	if _, serr := os.Stat(g.lockPath()); serr == nil {
-		if l, err = lock.Read(g.lockPath()); err != nil {
-			return nil, err
-		}
+	l, err := s.lockIfPresent()
+	if err != nil {
+		return nil, err
 	}
-	keys, err := trustedKeys(g, o.Keys, log)
+	keys, err := s.trustedKeys(o.Keys)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +135,7 @@ func publishRun(ctx context.Context, o *PublishOptions) (*publish.Result, error)
 		AllowDowngrade: o.AllowDowngrade, DryRun: o.DryRun, Policies: extra, Logger: log,
 	}
 	if !o.DryRun {
-		if opts.Signer, err = o.Factory.signer(ctx, cfg, o.SignKey, log); err != nil {
+		if opts.Signer, err = s.signingKey(ctx, o.SignKey); err != nil {
 			return nil, err
 		}
 	}
@@ -268,17 +266,21 @@ refuse, with every reason.`,
 
 func releaseRun(ctx context.Context, o *ReleaseOptions) error {
 	p := &o.Publish
-	log := p.Global.logger(p.Factory)
-	if err := buildRun(ctx, &BuildOptions{Factory: p.Factory, Global: p.Global, Targets: p.Targets, Out: p.Dist, NoCache: o.NoCache, Key: p.SignKey}); err != nil {
+	// One session for the three stages: release.toml and release.lock are
+	// read once, the signing key loaded (its password asked) once.
+	s := newSession(p.Factory, p.Global)
+	p.session = s
+	log := s.log
+	if err := buildRun(ctx, &BuildOptions{Factory: p.Factory, Global: p.Global, Targets: p.Targets, Out: p.Dist, NoCache: o.NoCache, Key: p.SignKey, session: s}); err != nil {
 		return err
 	}
-	err := evidenceRun(ctx, &EvidenceRunOptions{Factory: p.Factory, Global: p.Global, Targets: p.Targets, Dist: p.Dist, Python: o.Python, Key: p.SignKey})
+	err := evidenceRun(ctx, &EvidenceRunOptions{Factory: p.Factory, Global: p.Global, Targets: p.Targets, Dist: p.Dist, Python: o.Python, Key: p.SignKey, session: s})
 	var se *silentError
 	if err != nil && !(errors.As(err, &se) && se.code == 1) {
 		return err // a lane that did not pass is for the policies to report
 	}
 	if len(p.Targets) == 0 {
-		cfg, err := config.Load(p.Global.ConfigPath)
+		cfg, err := s.config()
 		if err != nil {
 			return err
 		}

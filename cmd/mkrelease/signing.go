@@ -51,7 +51,7 @@ func (f *Factory) signer(ctx context.Context, cfg *config.Config, flagKey string
 // [signing] trusted_keys of the project's release.toml when there is one. A
 // trusted key file that is missing is skipped with a warning; one that is
 // not a public key is an error.
-func trustedKeys(g *globalOptions, flagKeys []string, log *slog.Logger) ([]crypto.PublicKey, error) {
+func trustedKeys(s *session, flagKeys []string, log *slog.Logger) ([]crypto.PublicKey, error) {
 	var keys []crypto.PublicKey
 	for _, k := range flagKeys {
 		pub, err := provenance.LoadPublicKey(k)
@@ -60,10 +60,10 @@ func trustedKeys(g *globalOptions, flagKeys []string, log *slog.Logger) ([]crypt
 		}
 		keys = append(keys, pub)
 	}
-	if _, err := os.Stat(g.ConfigPath); err != nil {
+	if _, err := os.Stat(s.g.ConfigPath); err != nil {
 		return keys, nil
 	}
-	cfg, err := config.Load(g.ConfigPath)
+	cfg, err := s.config()
 	if err != nil {
 		return keys, nil // verify audits artifacts; a broken release.toml is check's business
 	}

@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/mkrelease/mkrelease/audit"
-	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/spf13/cobra"
 )
 
@@ -66,16 +64,14 @@ It prints one line per check and exits 1 when any check fails, naming the file o
 }
 
 func verifyRun(ctx context.Context, o *VerifyOptions) error {
-	log := o.Global.logger(o.Factory)
-	keys, err := trustedKeys(o.Global, o.Keys, log)
+	s := newSession(o.Factory, o.Global)
+	keys, err := s.trustedKeys(o.Keys)
 	if err != nil {
 		return err
 	}
-	var l *lock.Lock
-	if _, serr := os.Stat(o.Global.lockPath()); serr == nil {
-		if l, err = lock.Read(o.Global.lockPath()); err != nil {
-			return err
-		}
+	l, err := s.lockIfPresent()
+	if err != nil {
+		return err
 	}
 	rep, err := audit.Paths(ctx, o.Paths, audit.Options{TrustedKeys: keys, Lock: l})
 	if err != nil {

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mkrelease/mkrelease/provenance"
+)
+
+// A release signs three times (provenance, evidence, summary) through one
+// session: an encrypted key's password is asked once, release.toml read
+// once.
+func TestSessionLoadsOnce(t *testing.T) {
+	dir := t.TempDir()
+	key, pub := filepath.Join(dir, "release.key"), filepath.Join(dir, "release.pub")
+	if err := provenance.Keygen(key, pub, []byte("s3cret")); err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := filepath.Join(dir, "release.toml")
+	if err := os.WriteFile(cfgPath, []byte(`[project]
+name = "demo"
+version = "1.0"
+[[source]]
+name = "up"
+local = "src"
+[[target]]
+name = "t1"
+[[build.step]]
+name = "copy"
+source = "up"
+run = ["true"]
+outputs = ["hello"]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	f := &Factory{
+		IO:     &IOStreams{In: bytes.NewReader(nil), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}},
+		Getenv: func(string) string { return "" },
+		LookupEnv: func(k string) (string, bool) {
+			if k == passwordEnv {
+				asked++
+				return "s3cret", true
+			}
+			return "", false
+		},
+	}
+	s := newSession(f, &globalOptions{ConfigPath: cfgPath})
+	var signers []provenance.Signer
+	for range 3 {
+		sg, err := s.signingKey(t.Context(), "file://"+key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		signers = append(signers, sg)
+	}
+	if asked != 1 {
+		t.Errorf("the password was asked %d times, want once", asked)
+	}
+	if signers[0] != signers[1] || signers[1] != signers[2] {
+		t.Error("the stages got different signers")
+	}
+	c1, _ := s.config()
+	os.Remove(cfgPath)
+	c2, err := s.config()
+	if err != nil || c1 != c2 {
+		t.Errorf("release.toml read again: %v", err)
+	}
+	// Another verb's session loads its own.
+	other := newSession(f, &globalOptions{ConfigPath: cfgPath})
+	if _, err := other.config(); err == nil {
+		t.Error("a new session served the old configuration")
+	}
+}
