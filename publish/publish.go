@@ -61,6 +61,9 @@ type Options struct {
 	Dist string
 	// To is the channel: a folder or a file:// URL.
 	To string
+	// Destination, when set, is where to publish instead of the folder
+	// channel at To (which then only names it in messages).
+	Destination Destination
 	// Targets are the targets being released (default: every target of
 	// Config).
 	Targets []string
@@ -174,14 +177,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 
-	ch, err := channel.Open(o.To)
-	if err != nil {
-		return nil, err
+	dest := o.Destination
+	if dest == nil {
+		if dest, err = OpenFolder(o.To); err != nil {
+			return nil, err
+		}
 	}
 	vsaName := names.VSA()
 	volatile := []string{vsaName, dist.Sidecar(vsaName)}
 	rel := channel.Release{Project: project, Version: version, Assets: sel.paths, Known: sel.known, AllowDowngrade: o.AllowDowngrade, Volatile: volatile}
-	plan, err := ch.Plan(ctx, rel)
+	plan, err := dest.Plan(ctx, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -211,9 +216,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		in.Evidence = append(in.Evidence, e)
 	}
 
-	st := ch.State()
 	in.Channel = policies.Channel{
-		Exists: st.Generation > 0, PublishedVersions: plan.Published, Newest: plan.Newest,
+		Exists: dest.Exists(), PublishedVersions: plan.Published, Newest: plan.Newest,
 		SameVersionPublished: plan.SameVersionPublished, SameVersionIdentical: plan.SameVersionIdentical,
 		VersionLowerThanNewest: plan.LowerThanNewest,
 	}
@@ -247,7 +251,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	rel.Assets = append(slices.Clone(sel.paths), vsaPath, dist.SidecarPath(vsaPath))
 	log.Info("publishing", "channel", o.To, "version", version, "assets", len(rel.Assets))
-	cres, err := channel.Publish(ctx, o.To, rel)
+	cres, err := dest.Publish(ctx, rel)
 	if err != nil {
 		return res, err
 	}

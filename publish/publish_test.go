@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"context"
 	"crypto"
 	"errors"
 	"math"
@@ -11,8 +12,10 @@ import (
 	"testing"
 
 	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/channel"
 	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/evidence/stats"
+	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/policies"
 	"github.com/mkrelease/mkrelease/provenance"
@@ -303,5 +306,64 @@ func TestRunUntrustedProvenanceSandbox(t *testing.T) {
 	}
 	if res.Input.Provenance.SignedByTrustedKey || !reflect.DeepEqual(res.Input.Provenance.Sandbox, policies.Sandbox{}) {
 		t.Errorf("provenance %+v, want untrusted with no sandbox facts", res.Input.Provenance)
+	}
+}
+
+// fakeDestination records what publish asks of a Destination.
+type fakeDestination struct {
+	empty     string // an empty channel's folder, to plan against
+	exists    bool
+	planned   []channel.Release
+	published int
+}
+
+func (f *fakeDestination) Plan(ctx context.Context, r channel.Release) (*channel.Plan, error) {
+	f.planned = append(f.planned, r)
+	ch, err := channel.Open(f.empty)
+	if err != nil {
+		return nil, err
+	}
+	return ch.Plan(ctx, r)
+}
+
+func (f *fakeDestination) Exists() bool { return f.exists }
+
+func (f *fakeDestination) Publish(context.Context, channel.Release) (*channel.Result, error) {
+	f.published++
+	return &channel.Result{}, nil
+}
+
+// Publish plans through its Destination, handing it the digests the folder
+// was loaded with, reads whether it exists from it, and on a dry run (or a
+// refusal) never publishes there.
+func TestRunThroughADestination(t *testing.T) {
+	dist := t.TempDir()
+	key := writeProvenance(t, dist, nil)
+	cfg := &config.Config{File: "release.toml", Project: config.Project{NormalizedName: "vexl", Version: "0.3.0"},
+		Targets: []config.Target{{Name: "linux-x86_64"}}}
+	dest := &fakeDestination{empty: filepath.Join(t.TempDir(), "ch"), exists: true}
+	res, err := Run(t.Context(), Options{Config: cfg, Dist: dist, To: "remote://example", Destination: dest,
+		TrustedKeys: []crypto.PublicKey{key}, DryRun: true})
+	if res == nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(dest.planned) != 1 || dest.published != 0 {
+		t.Fatalf("planned %d times, published %d times; want one plan and no publish", len(dest.planned), dest.published)
+	}
+	r := dest.planned[0]
+	if len(r.Assets) == 0 {
+		t.Fatal("no assets planned")
+	}
+	for _, p := range r.Assets {
+		sha, size, err := checksum.File(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k, ok := r.Known[p]; !ok || k.SHA256 != sha || k.Size != size {
+			t.Errorf("%s: known %+v, the file has %s (%d bytes)", p, k, sha, size)
+		}
+	}
+	if !res.Input.Channel.Exists {
+		t.Error("the policy input does not say the destination exists")
 	}
 }
