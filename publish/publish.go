@@ -42,7 +42,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mkrelease/mkrelease/audit"
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/channel"
@@ -119,6 +118,12 @@ const PolicyURI = "https://github.com/mkrelease/mkrelease/policies"
 // Run publishes the release folder o.Dist into o.To when the policies
 // allow it. A refusal is a *policies.RefusedError (exit 1) with every
 // reason, returned with the Result; nothing is written then.
+//
+// A publish is a stage list (see [stages]) over one gate: the folder is
+// loaded once, hashing every file once; the audit extracts each bundle
+// once and checks each evidence archive once; the selection, the plan,
+// the policy input and the summary read those digests and facts, and
+// check nothing a second time.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Config == nil {
 		return nil, errors.New("publish: no configuration")
@@ -126,139 +131,42 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.To == "" {
 		return nil, &UsageError{Msg: fmt.Sprintf("no channel to publish to: pass --to DEST or set [publish] to in %s", o.Config.File)}
 	}
-	log := o.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	g := &gate{o: o, log: o.Logger, now: o.Now}
+	if g.log == nil {
+		g.log = slog.New(slog.DiscardHandler)
 	}
-	now := o.Now
-	if now == nil {
-		now = time.Now
+	if g.now == nil {
+		g.now = time.Now
 	}
 	cfg := o.Config
-	project, version := cfg.Project.NormalizedName, cfg.Project.Version
-	targets, skipped, err := chooseTargets(cfg, o.Targets)
-	if err != nil {
+	g.names = dist.NamesOf(cfg.Project.NormalizedName, cfg.Project.Version)
+	var err error
+	if g.targets, g.skipped, err = chooseTargets(cfg, o.Targets); err != nil {
 		return nil, err
 	}
 	if st, err := os.Stat(o.Dist); err != nil || !st.IsDir() {
 		return nil, &UsageError{Msg: fmt.Sprintf("release folder %s not found: run mkrelease build first (or pass --dist)", o.Dist)}
 	}
-
-	ev, err := policies.NewEvaluator(ctx, o.Policies)
-	if err != nil {
+	if g.ev, err = policies.NewEvaluator(ctx, o.Policies); err != nil {
 		return nil, err
 	}
-
-	staging, err := os.MkdirTemp("", "mkrelease-publish-")
-	if err != nil {
+	if g.staging, err = os.MkdirTemp("", "mkrelease-publish-"); err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(staging)
-
-	// The folder is loaded once, hashing every file once; the audit
-	// extracts each bundle once and checks each evidence archive once;
-	// the selection, the plan, the policy input and the summary read
-	// those digests and facts, and check nothing a second time.
-	log.Info("verifying the release folder", "dist", o.Dist)
-	loaded, err := dist.Open(ctx, o.Dist)
-	if err != nil {
-		return nil, fmt.Errorf("publish: loading %s: %w", o.Dist, err)
-	}
-	aopts := audit.Options{TrustedKeys: o.TrustedKeys, Lock: o.Lock}
-	folder, err := audit.Release(ctx, loaded, aopts)
-	if err != nil {
-		return nil, fmt.Errorf("publish: verifying %s: %w", o.Dist, err)
-	}
-
-	log.Info("choosing the assets", "dist", o.Dist, "targets", strings.Join(targets, ","))
-	names := dist.NamesOf(project, version)
-	sel, err := selectAssets(loaded, folder, names, targets, skipped, staging)
-	if err != nil {
-		return nil, err
-	}
-
-	dest := o.Destination
-	if dest == nil {
-		if dest, err = OpenFolder(o.To); err != nil {
-			return nil, err
+	defer os.RemoveAll(g.staging)
+	for _, s := range stages() {
+		if err := ctx.Err(); err != nil {
+			return g.res, err
+		}
+		g.log.Debug("publish stage", "stage", s.name)
+		if err := s.run(g, ctx); err != nil {
+			if errors.Is(err, errDone) {
+				return g.res, nil
+			}
+			return g.res, err
 		}
 	}
-	vsaName := names.VSA()
-	volatile := []string{vsaName, dist.Sidecar(vsaName)}
-	rel := channel.Release{Project: project, Version: version, Assets: sel.paths, Known: sel.known, AllowDowngrade: o.AllowDowngrade, Volatile: volatile}
-	plan, err := dest.Plan(ctx, rel)
-	if err != nil {
-		return nil, err
-	}
-	digests := map[string]string{}
-	for _, a := range plan.Assets {
-		digests[a.Name] = a.SHA256
-	}
-
-	in := policies.Input{
-		Release:    policies.Release{Project: project, Version: version, Targets: targets},
-		Parameters: parameters(cfg.Policy, o.AllowDowngrade),
-	}
-	in.Parameters.AllowUnsandboxed = cfg.Build.AllowUnsandboxed
-	in.Artifacts = artifacts(o.Dist, folder, sel, digests)
-	pf := folder.Provenance
-	in.Provenance = policies.Provenance{
-		Present: pf.Present, File: pf.File, SignedByTrustedKey: pf.Signed, KeyID: pf.KeyID,
-		SubjectsMatch: pf.SubjectsMatch, Findings: findingTexts(pf.Findings),
-	}
-	if pf.Signed {
-		// Only a statement signed by a trusted key says how the build ran.
-		in.Provenance.Sandbox = sandboxFacts(pf.Statement)
-	}
-	for _, t := range targets {
-		e := evidenceFacts(names.Evidence(t), t, folder.Evidence[names.Evidence(t)], sel.wheelsOf[t], digests, o.TrustedKeys)
-		e.DeclaredLanes = declaredLanes(cfg.Evidence)
-		in.Evidence = append(in.Evidence, e)
-	}
-
-	in.Channel = policies.Channel{
-		Exists: dest.Exists(), PublishedVersions: plan.Published, Newest: plan.Newest,
-		SameVersionPublished: plan.SameVersionPublished, SameVersionIdentical: plan.SameVersionIdentical,
-		VersionLowerThanNewest: plan.LowerThanNewest,
-	}
-
-	d, err := ev.Evaluate(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	res := &Result{Input: in, Decision: d, Assets: sel.names(), Skipped: skipped}
-	if !d.Allow {
-		return res, d.Err()
-	}
-	if ref := plan.Refusal(); ref != nil {
-		return res, ref
-	}
-	if o.DryRun {
-		return res, nil
-	}
-	if plan.NoOp() {
-		res.NoOp = true
-		log.Info("already published with the same bytes: nothing to do", "version", version, "channel", o.To)
-		return res, nil
-	}
-
-	if o.Signer == nil {
-		return nil, errors.New("publish: no key to sign the verification summary with")
-	}
-	vsaPath := filepath.Join(staging, vsaName)
-	if err := writeVSA(ctx, vsaPath, o.Signer, loaded, in, d, pf, now()); err != nil {
-		return nil, err
-	}
-	rel.Assets = append(slices.Clone(sel.paths), vsaPath, dist.SidecarPath(vsaPath))
-	log.Info("publishing", "channel", o.To, "version", version, "assets", len(rel.Assets))
-	cres, err := dest.Publish(ctx, rel)
-	if err != nil {
-		return res, err
-	}
-	res.Channel, res.NoOp, res.VSA = cres, cres.NoOp, vsaName
-	res.Assets = append(res.Assets, vsaName, vsaName+dist.SidecarSuffix)
-	slices.Sort(res.Assets)
-	return res, nil
+	return g.res, nil
 }
 
 // chooseTargets returns the targets released (in release.toml's order)
