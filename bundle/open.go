@@ -277,7 +277,7 @@ func OpenWith(ctx context.Context, path string, opt OpenOptions) (*Opened, *Repo
 				continue
 			}
 			for _, f := range wr.Findings {
-				rep.add(CheckWheels, rel, "%s", f.String())
+				rep.add(CheckWheels, rel, "%s", wheel.Describe(f))
 			}
 		}
 	}
