@@ -254,7 +254,7 @@ func Sums(ctx context.Context, path string) Item {
 func listFindings(list string, r checksum.Report) []Finding {
 	var out []Finding
 	for _, f := range r.Findings {
-		out = append(out, Finding{File: list, Member: f.Name, Msg: f.String()})
+		out = append(out, Finding{File: list, Member: f.File, Msg: checksum.Describe(f)})
 	}
 	return out
 }

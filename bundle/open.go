@@ -185,7 +185,7 @@ func OpenWith(ctx context.Context, path string, opt OpenOptions) (*Opened, *Repo
 			rep.add(CheckSidecar, filepath.Base(dist.SidecarPath(path)), "%v", err)
 		case !sr.OK():
 			for _, f := range sr.Findings {
-				rep.add(CheckSidecar, f.Name, "%s", f.String())
+				rep.add(CheckSidecar, f.File, "%s", checksum.Describe(f))
 			}
 		}
 	}
@@ -239,7 +239,7 @@ func OpenWith(ctx context.Context, path string, opt OpenOptions) (*Opened, *Repo
 		return o, rep, err
 	}
 	for _, f := range vr.Findings {
-		rep.add(CheckSums, f.Name, "%s", f.String())
+		rep.add(CheckSums, f.File, "%s", checksum.Describe(f))
 	}
 	if vr.OK() {
 		o.Sums, o.Wheels = sumFacts(sums)
@@ -277,7 +277,7 @@ func OpenWith(ctx context.Context, path string, opt OpenOptions) (*Opened, *Repo
 				continue
 			}
 			for _, f := range wr.Findings {
-				rep.add(CheckWheels, rel, "%s", f.String())
+				rep.add(CheckWheels, rel, "%s", wheel.Describe(f))
 			}
 		}
 	}

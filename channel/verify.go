@@ -264,11 +264,11 @@ func (r *Report) checkFiles(ctx context.Context, root string, st *State) error {
 		return fmt.Errorf("channel %s: %w", root, err)
 	}
 	for _, f := range res.Findings {
-		if f.Problem == checksum.Unlisted {
-			r.add(f.Name, CheckStray, "not part of the channel: channel.json lists no such file; a channel is only changed by publishing")
+		if checksum.Problem(f.Check) == checksum.Unlisted {
+			r.add(f.File, CheckStray, "not part of the channel: channel.json lists no such file; a channel is only changed by publishing")
 			continue
 		}
-		r.add(f.Name, CheckAsset, "%s (as listed in channel.json)", strings.TrimPrefix(f.String(), f.Name+": "))
+		r.add(f.File, CheckAsset, "%s (as listed in channel.json)", f.Msg)
 	}
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -299,7 +299,7 @@ func (r *Report) checkReleaseSums(ctx context.Context, root string, st *State) e
 					continue
 				}
 				for _, f := range res.Findings {
-					r.add(rel(f.Name), CheckSidecar, "%s (per sidecar %s)", strings.TrimPrefix(f.String(), f.Name+": "), a.Name)
+					r.add(rel(f.File), CheckSidecar, "%s (per sidecar %s)", f.Msg, a.Name)
 				}
 			case a.Name == dist.ChecksumsFile:
 				sums, err := checksum.ReadSums(file)
@@ -312,7 +312,7 @@ func (r *Report) checkReleaseSums(ctx context.Context, root string, st *State) e
 					return fmt.Errorf("channel %s: %w", file, err)
 				}
 				for _, f := range res.Findings {
-					r.add(rel(f.Name), CheckSums, "%s (per %s)", strings.TrimPrefix(f.String(), f.Name+": "), rel(a.Name))
+					r.add(rel(f.File), CheckSums, "%s (per %s)", f.Msg, rel(a.Name))
 				}
 			}
 		}

@@ -149,6 +149,11 @@
 //	subjects        every artifact is a subject with its sha256, no subject unaccounted for
 //	                (every difference reported: errors.Join of one *VerifyError each)
 //
+// [Findings] turns such an error into finding.Finding values (Check the
+// step, File the subject, Want and Got the values compared), so that a
+// caller reads fields rather than the text; [VerifyError.Finding] does it
+// for one.
+//
 // A [Result] comes back only on success; it records the key that verified,
 // the envelope, the statement bytes, the parsed provenance and whether the
 // artifacts were bound.

@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mkrelease/mkrelease/internal/finding"
 )
 
 // Step names a check of [Verifier.Verify], in the order they run.
@@ -60,6 +62,41 @@ func (e *VerifyError) Error() string {
 
 // Unwrap returns the underlying cause.
 func (e *VerifyError) Unwrap() error { return e.Err }
+
+// Finding returns the failure as a finding: Check is the step, File the
+// subject or artifact (Name), Want and Got the values compared (Expected
+// and Actual), and Msg what failed followed by the cause, if any.
+func (e *VerifyError) Finding() finding.Finding {
+	msg := e.Msg
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return finding.Finding{Check: string(e.Step), File: e.Name, Want: e.Expected, Got: e.Actual, Msg: msg}
+}
+
+// Findings returns the findings of an error that verification returned:
+// one for each *[VerifyError] it joins (errors.Join, as the subjects step
+// reports every difference), in order; a VerifyError wrapped in another
+// error gives its own finding. An error that is not a VerifyError (a bad
+// option, such as no artifacts to bind to) becomes a finding with an
+// empty Check and the error's text as Msg. It returns nil for nil.
+func Findings(err error) []finding.Finding {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []finding.Finding
+		for _, e := range j.Unwrap() {
+			out = append(out, Findings(e)...)
+		}
+		return out
+	}
+	var ve *VerifyError
+	if errors.As(err, &ve) {
+		return []finding.Finding{ve.Finding()}
+	}
+	return []finding.Finding{{Msg: err.Error()}}
+}
 
 func orNone(s string) string {
 	if s == "" {

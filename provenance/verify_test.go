@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -329,6 +330,45 @@ func TestVerifyReportsEverySubjectProblem(t *testing.T) {
 	}
 	if !names["vexl-0.3.0.spdx.json"] || !names["vexl-0.3.0.cdx.json"] {
 		t.Errorf("findings name %v", names)
+	}
+	fs := provenance.Findings(err)
+	if len(fs) != 2 {
+		t.Fatalf("Findings = %+v, want two", fs)
+	}
+	for i, f := range fs {
+		ve := asVerifyError(t, joined.Unwrap()[i])
+		if f.Check != string(provenance.StepSubjects) || f.File != ve.Name || f.Want != ve.Expected || f.Got != ve.Actual || f.Msg != ve.Msg {
+			t.Errorf("finding %+v of %+v", f, ve)
+		}
+	}
+	if f := fs[0]; f.File != "vexl-0.3.0.cdx.json" || f.Want == "" || f.Got != "" {
+		t.Errorf("the missing subject's finding %+v: want the artifact's digest as Want", f)
+	}
+	if f := fs[1]; f.File != "vexl-0.3.0.spdx.json" || f.Want != "" || f.Got == "" {
+		t.Errorf("the unaccounted subject's finding %+v: want its digest as Got", f)
+	}
+}
+
+// TestVerifyErrorFinding: a finding carries the step, the subject, the
+// values compared and the message with its cause; Error's text is the
+// finding's rendered as before.
+func TestVerifyErrorFinding(t *testing.T) {
+	ve := &provenance.VerifyError{Step: provenance.StepPayloadType, Name: "x", Expected: "a", Actual: "b", Msg: "wrong", Err: errors.New("cause")}
+	if got, want := ve.Error(), "provenance payload-type check: wrong (expected a, got b): cause"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	f := ve.Finding()
+	if f.Check != "payload-type" || f.File != "x" || f.Want != "a" || f.Got != "b" || f.Msg != "wrong: cause" {
+		t.Errorf("Finding() = %+v", f)
+	}
+	if fs := provenance.Findings(fmt.Errorf("wrapped: %w", ve)); len(fs) != 1 || fs[0] != f {
+		t.Errorf("Findings(wrapped) = %+v", fs)
+	}
+	if fs := provenance.Findings(errors.New("plain")); len(fs) != 1 || fs[0].Check != "" || fs[0].Msg != "plain" {
+		t.Errorf("Findings(plain) = %+v", fs)
+	}
+	if provenance.Findings(nil) != nil {
+		t.Error("Findings(nil) not nil")
 	}
 }
 

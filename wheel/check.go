@@ -24,6 +24,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/internal/extract/namefold"
 	"github.com/mkrelease/mkrelease/internal/extract/zipaudit"
+	"github.com/mkrelease/mkrelease/internal/finding"
 	"github.com/mkrelease/mkrelease/internal/fsmode"
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pep508"
@@ -162,16 +163,17 @@ const (
 	checkMaxTextBytes = 64 << 20
 )
 
-// Finding is one failed check, naming the member when there is one.
-type Finding struct {
-	Check  string // the check's id, one of the Check* constants
-	Member string // member path, when the finding is about one
-	Msg    string // what is wrong and what it means or what to do
-}
+// Finding is one failed check: Check is one of the Check* constants, File
+// the wheel's file name (the base name of [Report.File]), Member the
+// member path when the finding is about one, and Msg what is wrong and
+// what it means or what to do. [Describe] renders it as [Report.Err]
+// lists it.
+type Finding = finding.Finding
 
-// String renders the finding as "check: member: msg" (without the member
-// when there is none).
-func (f Finding) String() string {
+// Describe renders f as "check: member: msg", the member quoted (so that
+// control characters in it cannot garble a terminal) and left out when
+// there is none; the wheel is not named.
+func Describe(f Finding) string {
 	if f.Member == "" {
 		return f.Check + ": " + f.Msg
 	}
@@ -190,8 +192,15 @@ type Report struct {
 	Findings []Finding // in the order of Checks, then of the archive
 }
 
-// Err returns nil when the report has no finding, else an error listing
-// every finding, one per line.
+// Outcome returns the checks and findings as a [finding.Report] whose
+// Subject is File (sharing Checks and Findings with r).
+func (r *Report) Outcome() *finding.Report {
+	return &finding.Report{Subject: r.File, Checks: r.Checks, Findings: r.Findings}
+}
+
+// Err returns nil when the report has no finding, else an error naming
+// the wheel and listing every finding as [Describe] renders it, one per
+// line.
 func (r *Report) Err() error {
 	if len(r.Findings) == 0 {
 		return nil
@@ -208,13 +217,13 @@ type wheelCheckError struct {
 func (e *wheelCheckError) Error() string {
 	var b strings.Builder
 	if len(e.findings) == 1 {
-		fmt.Fprintf(&b, "wheel %s: %s", e.file, e.findings[0])
+		fmt.Fprintf(&b, "wheel %s: %s", e.file, Describe(e.findings[0]))
 		return b.String()
 	}
 	fmt.Fprintf(&b, "wheel %s: %d problems:", e.file, len(e.findings))
 	for _, f := range e.findings {
 		b.WriteString("\n\t")
-		b.WriteString(f.String())
+		b.WriteString(Describe(f))
 	}
 	return b.String()
 }
@@ -258,6 +267,7 @@ func CheckReader(name string, r io.ReaderAt, size int64) (*Report, error) {
 	src := &ioErrReaderAt{r: r}
 	c := &wheelChecker{
 		rep:  &Report{File: name},
+		file: filepath.Base(name),
 		ran:  map[string]bool{},
 		src:  src,
 		size: size,
@@ -341,6 +351,7 @@ func (t *ioErrReaderAt) firstErr() error {
 // wheelChecker holds the state of one check.
 type wheelChecker struct {
 	rep  *Report
+	file string // the wheel's file name, each finding's File
 	ran  map[string]bool
 	src  *ioErrReaderAt
 	size int64
@@ -381,7 +392,7 @@ func (c *wheelChecker) mark(ids ...string) {
 // add records a finding; its check counts as run.
 func (c *wheelChecker) add(id, member, format string, args ...any) {
 	c.ran[id] = true
-	c.rep.Findings = append(c.rep.Findings, Finding{Check: id, Member: member, Msg: fmt.Sprintf(format, args...)})
+	c.rep.Findings = append(c.rep.Findings, Finding{Check: id, File: c.file, Member: member, Msg: fmt.Sprintf(format, args...)})
 }
 
 // finish orders Checks and Findings.

@@ -194,6 +194,12 @@ func chkInvariants(t testing.TB, rep *wheel.Report) {
 		if f.Msg == "" {
 			t.Errorf("finding %v has no message", f)
 		}
+		if f.File != filepath.Base(rep.File) {
+			t.Errorf("finding %v: File %q, want the wheel's name %q", f, f.File, filepath.Base(rep.File))
+		}
+	}
+	if o := rep.Outcome(); o.Subject != rep.File || !slices.Equal(o.Checks, rep.Checks) || len(o.Findings) != len(rep.Findings) {
+		t.Errorf("Outcome() = %+v", o)
 	}
 	if (rep.Err() == nil) != (len(rep.Findings) == 0) {
 		t.Errorf("Err() = %v with %d findings", rep.Err(), len(rep.Findings))
@@ -857,8 +863,8 @@ func TestCheckFile(t *testing.T) {
 
 func TestReportErrFormat(t *testing.T) {
 	rep := &wheel.Report{File: "x.whl", Findings: []wheel.Finding{
-		{Check: "record-hash", Member: "a/b.py", Msg: "bad"},
-		{Check: "filename", Msg: "worse"},
+		{Check: "record-hash", File: "x.whl", Member: "a/b.py", Msg: "bad"},
+		{Check: "filename", File: "x.whl", Msg: "worse"},
 	}}
 	want := "wheel x.whl: 2 problems:\n\trecord-hash: \"a/b.py\": bad\n\tfilename: worse"
 	if got := rep.Err().Error(); got != want {

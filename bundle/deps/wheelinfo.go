@@ -104,9 +104,9 @@ func readWheel(p string) (*wheelInfo, error) {
 	info := &wheelInfo{fn: rep.Name, meta: rep.Metadata}
 	for _, f := range rep.Findings {
 		if isFatalCheck(f.Check) {
-			fatal = append(fatal, f.String())
+			fatal = append(fatal, wheel.Describe(f))
 		} else {
-			info.findings = append(info.findings, f.String())
+			info.findings = append(info.findings, wheel.Describe(f))
 		}
 	}
 	if len(fatal) > 0 {

@@ -154,7 +154,7 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 			rep.add(CheckSidecar, base+dist.SidecarSuffix, "%v", err)
 		} else {
 			for _, f := range sr.Findings {
-				rep.add(CheckSidecar, base+dist.SidecarSuffix, "%s", f.String())
+				rep.add(CheckSidecar, base+dist.SidecarSuffix, "%s", checksum.Describe(f))
 			}
 		}
 	}
@@ -184,7 +184,7 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 			return nil, err
 		}
 		for _, f := range vr.Findings {
-			rep.add(CheckSums, f.Name, "%s", f.String())
+			rep.add(CheckSums, f.File, "%s", checksum.Describe(f))
 		}
 	}
 

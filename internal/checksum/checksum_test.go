@@ -243,7 +243,7 @@ func TestToolsAcceptWhatWeWrite(t *testing.T) {
 type want struct {
 	name    string
 	problem Problem
-	detail  string // in Detail, when set
+	detail  string // in Msg, when set
 }
 
 func check(t *testing.T, rep Report, wants ...want) {
@@ -253,10 +253,10 @@ func check(t *testing.T, rep Report, wants ...want) {
 	}
 	for i, w := range wants {
 		f := rep.Findings[i]
-		if f.Name != w.name || f.Problem != w.problem || !strings.Contains(f.Detail, w.detail) {
+		if f.File != w.name || Problem(f.Check) != w.problem || !strings.Contains(f.Msg, w.detail) {
 			t.Errorf("finding %d: %s, want %s %v %q", i, f, w.name, w.problem, w.detail)
 		}
-		if !strings.Contains(f.String(), w.name) || !strings.Contains(rep.Err().Error(), f.String()) {
+		if !strings.Contains(Describe(f), w.name) || !strings.Contains(rep.Err().Error(), Describe(f)) {
 			t.Errorf("finding %d does not name the file: %s", i, f)
 		}
 	}
@@ -406,16 +406,45 @@ func TestVerifyErrors(t *testing.T) {
 }
 
 func TestReportJSON(t *testing.T) {
-	rep := Report{Verified: []string{"a"}, Findings: []Finding{{Name: "b", Problem: Mismatch, Want: "1", Got: "2"}}}
+	rep := Report{Verified: []string{"a"}, Findings: []Finding{NewMismatch("b", "1", "2", "")}}
 	b, err := json.Marshal(rep)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(b) != `{"verified":["a"],"findings":[{"name":"b","problem":"sha256 mismatch","want":"1","got":"2"}]}` {
+	if string(b) != `{"verified":["a"],"findings":[{"check":"mismatch","file":"b","want":"1","got":"2","message":"sha256 mismatch: listed 1, file has 2; the file was changed, truncated or replaced: rebuild or download it again"}]}` {
 		t.Errorf("%s", b)
 	}
-	if Problem(0).String() != "Problem(0)" || Problem(99).String() != "Problem(99)" {
+	if Problem("").String() != `Problem("")` || Problem("x").String() != `Problem("x")` {
 		t.Error("unknown problems")
+	}
+}
+
+// TestFindingText pins the text of every problem's finding and of
+// Report.Err, which callers show and tests elsewhere match.
+func TestFindingText(t *testing.T) {
+	for _, tt := range []struct {
+		f    Finding
+		want string
+	}{
+		{NewFinding("a", Missing, ""), "a: missing; restore the file or rebuild the release"},
+		{NewMismatch("b", "1", "2", "the file is empty"), "b: sha256 mismatch: listed 1, file has 2 (the file is empty); the file was changed, truncated or replaced: rebuild or download it again"},
+		{NewFinding("c", Unlisted, "a symlink"), "c: not listed (a symlink); remove it, or regenerate the checksums if it belongs to the release"},
+		{NewFinding("../d", UnsafeName, "has a .. element"), "../d: unsafe name (has a .. element); the checksum file may be malicious: do not use it"},
+		{NewFinding("e", NotRegular, "a directory"), "e: not a regular file (a directory); listed files must be regular files"},
+		{NewFinding("f", Unreadable, "permission denied"), "f: unreadable (permission denied); check the file's permissions and the disk"},
+		{NewFinding("g", WrongName, "sidecar g.sha256 names \"g\" instead of \"h\""), "g: sidecar names another file (sidecar g.sha256 names \"g\" instead of \"h\"); the sidecar belongs to another file: regenerate it"},
+	} {
+		if got := Describe(tt.f); got != tt.want {
+			t.Errorf("Describe = %q\nwant       %q", got, tt.want)
+		}
+	}
+	rep := Report{Findings: []Finding{NewFinding("a", Missing, ""), NewFinding("c", Unlisted, "")}}
+	want := "checksum verification failed, 2 problem(s):\n  a: missing; restore the file or rebuild the release\n  c: not listed; remove it, or regenerate the checksums if it belongs to the release"
+	if err := rep.Err(); err == nil || err.Error() != want {
+		t.Errorf("Err() = %q\nwant %q", err, want)
+	}
+	if err := (Report{}).Err(); err != nil {
+		t.Errorf("Err() of a clean report = %v", err)
 	}
 }
 

@@ -15,36 +15,42 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/mkrelease/mkrelease/internal/finding"
 	"github.com/mkrelease/mkrelease/internal/fsmode"
 	"github.com/mkrelease/mkrelease/internal/testhook"
 )
 
-// Problem is the kind of a verification finding.
-type Problem int
+// Problem is the kind of a verification finding: the [Finding]'s Check
+// is one of these IDs.
+type Problem string
 
-// The problems Verify and VerifySidecar report.
+// The problems Verify and VerifySidecar report, in the order findings of
+// one name are sorted.
 const (
 	// Missing: a listed file does not exist.
-	Missing Problem = iota + 1
+	Missing Problem = "missing"
 	// Mismatch: a listed file's sha256 differs from the listed one.
-	Mismatch
+	Mismatch Problem = "mismatch"
 	// Unlisted: a file is present but not listed (reported only when
 	// VerifyOptions.Unlisted is set).
-	Unlisted
+	Unlisted Problem = "unlisted"
 	// UnsafeName: a listed name is not a clean relative path (see
 	// CheckName); the file system is not consulted.
-	UnsafeName
+	UnsafeName Problem = "unsafe-name"
 	// NotRegular: a listed name is a directory, symlink, device or other
 	// non-regular file.
-	NotRegular
+	NotRegular Problem = "not-regular"
 	// Unreadable: a listed file (or a folder being searched for unlisted
 	// files) cannot be read.
-	Unreadable
+	Unreadable Problem = "unreadable"
 	// WrongName: a sidecar names a file other than the one beside it.
-	WrongName
+	WrongName Problem = "wrong-name"
 )
 
-// String names the problem.
+// problems lists the problems in sort order.
+var problems = []Problem{Missing, Mismatch, Unlisted, UnsafeName, NotRegular, Unreadable, WrongName}
+
+// String describes the problem, as a finding's message starts.
 func (p Problem) String() string {
 	switch p {
 	case Missing:
@@ -62,55 +68,71 @@ func (p Problem) String() string {
 	case WrongName:
 		return "sidecar names another file"
 	}
-	return fmt.Sprintf("Problem(%d)", int(p))
+	return fmt.Sprintf("Problem(%q)", string(p))
 }
 
-// MarshalText names the problem in JSON reports.
-func (p Problem) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
-
-// Finding is one problem found by verification.
-type Finding struct {
-	// Name is the file concerned, as listed (or, for Unlisted, its
-	// slash-separated path relative to the folder).
-	Name    string  `json:"name"`
-	Problem Problem `json:"problem"`
-	// Want is the listed sha256 and Got the file's, for Mismatch.
-	Want string `json:"want,omitempty"`
-	Got  string `json:"got,omitempty"`
-	// Detail says more (the reason a name is unsafe, an I/O error, the
-	// file a mismatching content belongs to).
-	Detail string `json:"detail,omitempty"`
-}
-
-// String describes the finding: the file, the problem, the details and
-// what to do.
-func (f Finding) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", f.Name, f.Problem)
-	if f.Problem == Mismatch {
-		fmt.Fprintf(&b, ": listed %s, file has %s", f.Want, f.Got)
-	}
-	if f.Detail != "" {
-		fmt.Fprintf(&b, " (%s)", f.Detail)
-	}
-	switch f.Problem {
+// remedy says what to do about the problem.
+func (p Problem) remedy() string {
+	switch p {
 	case Missing:
-		b.WriteString("; restore the file or rebuild the release")
+		return "restore the file or rebuild the release"
 	case Mismatch:
-		b.WriteString("; the file was changed, truncated or replaced: rebuild or download it again")
+		return "the file was changed, truncated or replaced: rebuild or download it again"
 	case Unlisted:
-		b.WriteString("; remove it, or regenerate the checksums if it belongs to the release")
+		return "remove it, or regenerate the checksums if it belongs to the release"
 	case UnsafeName:
-		b.WriteString("; the checksum file may be malicious: do not use it")
+		return "the checksum file may be malicious: do not use it"
 	case NotRegular:
-		b.WriteString("; listed files must be regular files")
+		return "listed files must be regular files"
 	case Unreadable:
-		b.WriteString("; check the file's permissions and the disk")
+		return "check the file's permissions and the disk"
 	case WrongName:
-		b.WriteString("; the sidecar belongs to another file: regenerate it")
+		return "the sidecar belongs to another file: regenerate it"
+	}
+	return ""
+}
+
+// Finding is one problem found by verification: Check is its [Problem]'s
+// ID, File the file concerned, as listed (or, for Unlisted, its
+// slash-separated path relative to the folder), Want the listed sha256
+// and Got the file's (for Mismatch), and Msg the problem, the values
+// compared, the details (the reason a name is unsafe, an I/O error, the
+// file a mismatching content belongs to) and what to do. [Describe]
+// renders it as Report.Err lists it.
+type Finding = finding.Finding
+
+// NewFinding returns the finding of problem p about name, with detail
+// (may be ""); use [NewMismatch] for Mismatch.
+func NewFinding(name string, p Problem, detail string) Finding {
+	return Finding{Check: string(p), File: name, Msg: message(p, "", "", detail)}
+}
+
+// NewMismatch returns the Mismatch finding about name: want is the listed
+// sha256, got the file's, detail says more (may be "").
+func NewMismatch(name, want, got, detail string) Finding {
+	return Finding{Check: string(Mismatch), File: name, Want: want, Got: got, Msg: message(Mismatch, want, got, detail)}
+}
+
+// message is a finding's Msg: the problem, the digests compared, the
+// detail and the remedy.
+func message(p Problem, want, got, detail string) string {
+	var b strings.Builder
+	b.WriteString(p.String())
+	if p == Mismatch {
+		fmt.Fprintf(&b, ": listed %s, file has %s", want, got)
+	}
+	if detail != "" {
+		fmt.Fprintf(&b, " (%s)", detail)
+	}
+	if r := p.remedy(); r != "" {
+		b.WriteString("; " + r)
 	}
 	return b.String()
 }
+
+// Describe renders f as "name: problem: details; what to do", the line
+// Report.Err lists for it.
+func Describe(f Finding) string { return f.File + ": " + f.Msg }
 
 // Report is the outcome of a verification.
 type Report struct {
@@ -124,16 +146,11 @@ type Report struct {
 func (r Report) OK() bool { return len(r.Findings) == 0 }
 
 // Err returns nil when verification found nothing wrong, else an error
-// listing every finding, one per line.
+// (a *finding.Error) listing every finding, one per line, as [Describe]
+// renders it.
 func (r Report) Err() error {
-	if r.OK() {
-		return nil
-	}
-	lines := make([]string, len(r.Findings))
-	for i, f := range r.Findings {
-		lines[i] = "  " + f.String()
-	}
-	return fmt.Errorf("checksum verification failed, %d problem(s):\n%s", len(r.Findings), strings.Join(lines, "\n"))
+	fr := finding.Report{Findings: r.Findings}
+	return fr.Err(fmt.Sprintf("checksum verification failed, %d problem(s):", len(r.Findings)), Describe, "")
 }
 
 // VerifyOptions tune Verify.
@@ -193,17 +210,17 @@ func Verify(ctx context.Context, dir string, s Sums, o VerifyOptions) (Report, e
 			owner[sum.SHA256] = sum.Name
 		}
 		if err := CheckName(sum.Name); err != nil {
-			rep.Findings = append(rep.Findings, Finding{Name: sum.Name, Problem: UnsafeName, Detail: err.Error()})
+			rep.Findings = append(rep.Findings, NewFinding(sum.Name, UnsafeName, err.Error()))
 			continue
 		}
 		st, err := root.Lstat(sum.Name)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-			rep.Findings = append(rep.Findings, Finding{Name: sum.Name, Problem: Missing})
+			rep.Findings = append(rep.Findings, NewFinding(sum.Name, Missing, ""))
 		case err != nil:
-			rep.Findings = append(rep.Findings, Finding{Name: sum.Name, Problem: Unreadable, Detail: err.Error()})
+			rep.Findings = append(rep.Findings, NewFinding(sum.Name, Unreadable, err.Error()))
 		case !st.Mode().IsRegular():
-			rep.Findings = append(rep.Findings, Finding{Name: sum.Name, Problem: NotRegular, Detail: "a " + fsmode.Name(st.Mode())})
+			rep.Findings = append(rep.Findings, NewFinding(sum.Name, NotRegular, "a "+fsmode.Name(st.Mode())))
 		default:
 			j := &job{name: sum.Name, want: sum.SHA256, size: st.Size()}
 			if sha, ok := o.Known[sum.Name]; ok {
@@ -245,15 +262,15 @@ feed:
 	for _, j := range jobs {
 		switch {
 		case j.err != nil:
-			rep.Findings = append(rep.Findings, Finding{Name: j.name, Problem: Unreadable, Detail: j.err.Error()})
+			rep.Findings = append(rep.Findings, NewFinding(j.name, Unreadable, j.err.Error()))
 		case j.got != j.want:
-			f := Finding{Name: j.name, Problem: Mismatch, Want: j.want, Got: j.got}
+			detail := ""
 			if other, ok := owner[j.got]; ok && other != j.name {
-				f.Detail = "its content is the one listed for " + other + ": files swapped or copied?"
+				detail = "its content is the one listed for " + other + ": files swapped or copied?"
 			} else if j.got == emptySHA256 {
-				f.Detail = "the file is empty"
+				detail = "the file is empty"
 			}
-			rep.Findings = append(rep.Findings, f)
+			rep.Findings = append(rep.Findings, NewMismatch(j.name, j.want, j.got, detail))
 		default:
 			rep.Verified = append(rep.Verified, j.name)
 		}
@@ -262,17 +279,17 @@ feed:
 	if o.Unlisted {
 		err := fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				rep.Findings = append(rep.Findings, Finding{Name: p, Problem: Unreadable, Detail: err.Error()})
+				rep.Findings = append(rep.Findings, NewFinding(p, Unreadable, err.Error()))
 				return nil
 			}
 			if d.IsDir() || listed[p] || ignored(p, o.Ignore) {
 				return nil
 			}
-			f := Finding{Name: p, Problem: Unlisted}
+			detail := ""
 			if !d.Type().IsRegular() {
-				f.Detail = "a " + fsmode.Name(d.Type())
+				detail = "a " + fsmode.Name(d.Type())
 			}
-			rep.Findings = append(rep.Findings, f)
+			rep.Findings = append(rep.Findings, NewFinding(p, Unlisted, detail))
 			return nil
 		})
 		if err != nil {
@@ -282,10 +299,10 @@ feed:
 	sort.Strings(rep.Verified)
 	sort.SliceStable(rep.Findings, func(i, j int) bool {
 		a, b := rep.Findings[i], rep.Findings[j]
-		if a.Name != b.Name {
-			return a.Name < b.Name
+		if a.File != b.File {
+			return a.File < b.File
 		}
-		return a.Problem < b.Problem
+		return slices.Index(problems, Problem(a.Check)) < slices.Index(problems, Problem(b.Check))
 	})
 	return rep, nil
 }

@@ -79,11 +79,8 @@ func checkSidecar(sidecar, known string) (checksum.Report, error) {
 	}
 	base := filepath.Base(artifact)
 	if sums[0].Name != base {
-		return checksum.Report{Findings: []checksum.Finding{{
-			Name:    sums[0].Name,
-			Problem: checksum.WrongName,
-			Detail:  fmt.Sprintf("sidecar %s names %q instead of %q", filepath.Base(sidecar), sums[0].Name, base),
-		}}}, nil
+		return checksum.Report{Findings: []checksum.Finding{checksum.NewFinding(sums[0].Name, checksum.WrongName,
+			fmt.Sprintf("sidecar %s names %q instead of %q", filepath.Base(sidecar), sums[0].Name, base))}}, nil
 	}
 	if known == "" {
 		return checksum.Verify(context.Background(), filepath.Dir(artifact), sums, checksum.VerifyOptions{})
@@ -101,7 +98,7 @@ var emptySHA256 = checksum.Bytes(nil)
 func compareKnown(dir string, sum checksum.Sum, got string) (checksum.Report, error) {
 	want := strings.ToLower(sum.SHA256)
 	if err := checksum.CheckName(sum.Name); err != nil {
-		return checksum.Report{Findings: []checksum.Finding{{Name: sum.Name, Problem: checksum.UnsafeName, Detail: err.Error()}}}, nil
+		return checksum.Report{Findings: []checksum.Finding{checksum.NewFinding(sum.Name, checksum.UnsafeName, err.Error())}}, nil
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -112,16 +109,17 @@ func compareKnown(dir string, sum checksum.Sum, got string) (checksum.Report, er
 	var f checksum.Finding
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-		f = checksum.Finding{Name: sum.Name, Problem: checksum.Missing}
+		f = checksum.NewFinding(sum.Name, checksum.Missing, "")
 	case err != nil:
-		f = checksum.Finding{Name: sum.Name, Problem: checksum.Unreadable, Detail: err.Error()}
+		f = checksum.NewFinding(sum.Name, checksum.Unreadable, err.Error())
 	case !st.Mode().IsRegular():
-		f = checksum.Finding{Name: sum.Name, Problem: checksum.NotRegular, Detail: "a " + fsmode.Name(st.Mode())}
+		f = checksum.NewFinding(sum.Name, checksum.NotRegular, "a "+fsmode.Name(st.Mode()))
 	case got != want:
-		f = checksum.Finding{Name: sum.Name, Problem: checksum.Mismatch, Want: want, Got: got}
+		detail := ""
 		if got == emptySHA256 {
-			f.Detail = "the file is empty"
+			detail = "the file is empty"
 		}
+		f = checksum.NewMismatch(sum.Name, want, got, detail)
 	default:
 		return checksum.Report{Verified: []string{sum.Name}}, nil
 	}

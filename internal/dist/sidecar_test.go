@@ -27,7 +27,7 @@ func TestSidecar(t *testing.T) {
 		if len(rep.Findings) != 1 {
 			t.Fatalf("findings %v", rep.Findings)
 		}
-		return rep.Findings[0].Problem
+		return checksum.Problem(rep.Findings[0].Check)
 	}
 	os.WriteFile(art, []byte("tampered"), 0o644)
 	if rep, _ := VerifySidecar(side); problem(rep) != checksum.Mismatch {
@@ -79,7 +79,7 @@ func TestCheckSidecar(t *testing.T) {
 		name string
 		// setup writes the case into dir and returns the sidecar.
 		setup   func(t *testing.T, dir string) string
-		problem checksum.Problem // of the one finding; 0 for none
+		problem checksum.Problem // of the one finding; "" for none
 		err     string           // in both errors; "" for none
 	}{
 		{name: "good", setup: func(t *testing.T, dir string) string {
@@ -151,13 +151,13 @@ func TestCheckSidecar(t *testing.T) {
 			if !reflect.DeepEqual(hashed, given) {
 				t.Errorf("known digest reports %+v, hashing %+v", given, hashed)
 			}
-			if tc.problem == 0 {
+			if tc.problem == "" {
 				if !given.OK() || len(given.Verified) != 1 || given.Verified[0] != name {
 					t.Errorf("want %s verified, got %+v", name, given)
 				}
 				return
 			}
-			if len(given.Findings) != 1 || given.Findings[0].Problem != tc.problem {
+			if len(given.Findings) != 1 || checksum.Problem(given.Findings[0].Check) != tc.problem {
 				t.Errorf("want one %v finding, got %+v", tc.problem, given.Findings)
 			}
 		})
@@ -171,7 +171,7 @@ func TestCheckSidecar(t *testing.T) {
 			t.Fatalf("%+v %v", rep, err)
 		}
 		f := rep.Findings[0]
-		if f.Problem != checksum.Mismatch || f.Got != wrong || f.Want != sha || !strings.Contains(f.String(), wrong) {
+		if checksum.Problem(f.Check) != checksum.Mismatch || f.Got != wrong || f.Want != sha || !strings.Contains(checksum.Describe(f), wrong) {
 			t.Errorf("want a mismatch naming %s, got %s", wrong, f)
 		}
 		if rep, err := VerifySidecar(side); err != nil || !rep.OK() {
