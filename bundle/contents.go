@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mkrelease/mkrelease/bundle/deps"
@@ -57,6 +58,9 @@ func checkContents(m *dist.Manifest, wheels []bundleWheel) []problem {
 	add := func(file, format string, args ...any) {
 		out = append(out, problem{file: file, msg: fmt.Sprintf(format, args...)})
 	}
+	diff := func(file, want, got, format string, args ...any) {
+		out = append(out, problem{file: file, msg: fmt.Sprintf(format, args...), want: want, got: got})
+	}
 	var t *dist.ManifestTarget
 	var names []string
 	for i := range m.Targets {
@@ -109,13 +113,13 @@ func checkContents(m *dist.Manifest, wheels []bundleWheel) []problem {
 		case !ok:
 			add(w.rel, "not named in manifest.json: a bundle holds only the wheels its manifest names")
 		case a.SHA256 != w.sha256:
-			add(w.rel, "manifest.json records sha256 %s, the file has %s", a.SHA256, w.sha256)
+			diff(w.rel, a.SHA256, w.sha256, "manifest.json records sha256 %s, the file has %s", a.SHA256, w.sha256)
 		case a.Size != w.size:
-			add(w.rel, "manifest.json records %d bytes, the file has %d", a.Size, w.size)
+			diff(w.rel, strconv.FormatInt(a.Size, 10), strconv.FormatInt(w.size, 10), "manifest.json records %d bytes, the file has %d", a.Size, w.size)
 		case w.own() && a.Name != w.name:
-			add(w.rel, "manifest.json names it %s, its file name %s", a.Name, w.name)
+			diff(w.rel, a.Name, w.name, "manifest.json names it %s, its file name %s", a.Name, w.name)
 		case !w.own() && a.Name != w.name+"=="+w.version:
-			add(w.rel, "manifest.json names it %s, its file name %s==%s", a.Name, w.name, w.version)
+			diff(w.rel, a.Name, w.name+"=="+w.version, "manifest.json names it %s, its file name %s==%s", a.Name, w.name, w.version)
 		}
 	}
 	var missing []string
@@ -167,7 +171,7 @@ func checkInstaller(d Docs, script, doc []byte) []problem {
 			continue
 		}
 		if n, w, g, differ := firstDifference(want, f.got); differ {
-			out = append(out, problem{file: f.name, line: n, msg: fmt.Sprintf("differs from what mkrelease writes for this bundle: want %q, got %q", w, g)})
+			out = append(out, problem{file: f.name, line: n, msg: fmt.Sprintf("differs from what mkrelease writes for this bundle: want %q, got %q", w, g), want: w, got: g})
 		}
 	}
 	return out

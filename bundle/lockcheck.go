@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -38,12 +39,16 @@ const maxLockLine = 4096
 // maxProblems caps the problems listed for one file.
 const maxProblems = 20
 
-// problem is one finding of the lock checks: the file, a line (0 when the
-// finding is about the whole file) and what is wrong.
+// problem is one finding of the lock, manifest or installer checks before
+// the check it belongs to is known: the file, a line (0 when the finding
+// is about the whole file), what is wrong, and the wanted and the found
+// value when it compares one. Open makes each a [Finding] of its check;
+// the bundle writer checks its own locks with the same functions.
 type problem struct {
-	file string
-	line int
-	msg  string
+	file      string
+	line      int
+	msg       string
+	want, got string
 }
 
 func (p problem) text() string {
@@ -53,6 +58,16 @@ func (p problem) text() string {
 	return p.msg
 }
 
+// finding is p as a finding of check: the line is its member, and its
+// message is p.text().
+func (p problem) finding(check string) Finding {
+	f := Finding{Check: check, File: p.file, Want: p.want, Got: p.got, Msg: p.text()}
+	if p.line > 0 {
+		f.Member = fmt.Sprintf("line %d", p.line)
+	}
+	return f
+}
+
 // problems collects the problems of one file, up to maxProblems.
 type problems struct {
 	file string
@@ -60,11 +75,16 @@ type problems struct {
 }
 
 func (ps *problems) add(line int, format string, args ...any) {
+	ps.addDiff(line, "", "", format, args...)
+}
+
+// addDiff is add for a problem that compares want with got.
+func (ps *problems) addDiff(line int, want, got, format string, args ...any) {
 	switch {
 	case len(ps.list) < maxProblems:
-		ps.list = append(ps.list, problem{ps.file, line, fmt.Sprintf(format, args...)})
+		ps.list = append(ps.list, problem{file: ps.file, line: line, msg: fmt.Sprintf(format, args...), want: want, got: got})
 	case len(ps.list) == maxProblems:
-		ps.list = append(ps.list, problem{ps.file, 0, "more problems follow; fix these first"})
+		ps.list = append(ps.list, problem{file: ps.file, msg: "more problems follow; fix these first"})
 	}
 }
 
@@ -268,7 +288,7 @@ func checkRequirementsTxt(data []byte, target *deps.Target, wheels []bundleWheel
 	}
 	want := deps.RequirementsTxt(closureOf(*target, pins, wheels))
 	if n, w, g, differ := firstDifference(want, data); differ {
-		ps.add(n, "differs from what mkrelease writes for this bundle's wheels: want %q, got %q", w, g)
+		ps.addDiff(n, w, g, "differs from what mkrelease writes for this bundle's wheels: want %q, got %q", w, g)
 	}
 	return pins, ps.list
 }
@@ -550,7 +570,7 @@ func checkPylockToml(data []byte, target *deps.Target, pins []pin, wheels []bund
 		case !ok:
 			ps.add(at, "package %s is not pinned in requirements.txt: both locks list the same wheels", key)
 		case p.Marker != rp.marker.String():
-			ps.add(at, "package %s has marker %q, requirements.txt has %q: both locks say the same", key, p.Marker, rp.marker.String())
+			ps.addDiff(at, rp.marker.String(), p.Marker, "package %s has marker %q, requirements.txt has %q: both locks say the same", key, p.Marker, rp.marker.String())
 		default:
 			r.Marker = rp.marker
 		}
@@ -582,7 +602,7 @@ func checkPylockToml(data []byte, target *deps.Target, pins []pin, wheels []bund
 			case len(w.Hashes) != 1 || w.Hashes["sha256"] != bw.sha256:
 				ps.add(wl, "wheel %s: hashes %v, want exactly {sha256 = %q}", w.Path, w.Hashes, bw.sha256)
 			case w.Size != bw.size:
-				ps.add(wl, "wheel %s: size %d, the file has %d bytes", w.Path, w.Size, bw.size)
+				ps.addDiff(wl, strconv.FormatInt(bw.size, 10), strconv.FormatInt(w.Size, 10), "wheel %s: size %d, the file has %d bytes", w.Path, w.Size, bw.size)
 			}
 			seen[w.Path] = true
 			r.Own = strings.HasPrefix(w.Path, deps.OwnDir+"/")
@@ -604,7 +624,7 @@ func checkPylockToml(data []byte, target *deps.Target, pins []pin, wheels []bund
 	}
 	want := deps.PylockToml(c, nil)
 	if n, w, g, differ := firstDifference(want, data); differ {
-		ps.add(n, "differs from what mkrelease writes for this bundle's wheels: want %q, got %q", w, g)
+		ps.addDiff(n, w, g, "differs from what mkrelease writes for this bundle's wheels: want %q, got %q", w, g)
 	}
 	return ps.list
 }

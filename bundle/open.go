@@ -15,6 +15,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/extract"
+	"github.com/mkrelease/mkrelease/internal/finding"
 	"github.com/mkrelease/mkrelease/wheel"
 )
 
@@ -31,25 +32,29 @@ const (
 	CheckInstaller    = "installer"    // install.sh and INSTALL.md are exactly what mkrelease writes for the bundle
 )
 
-// Finding is one failed check of a bundle, naming the file at fault.
-type Finding struct {
-	Check string `json:"check"`
-	File  string `json:"file,omitempty"`
-	Msg   string `json:"message"`
-}
+// Finding is one failed check of a bundle, naming the file at fault (and,
+// where the check compares one, the member, the wanted and the found
+// value).
+type Finding = finding.Finding
 
 // Report is the outcome of checking a bundle: the checks that ran, in
 // order, every finding, and warnings (facts that refuse nothing but that
-// the user should hear, such as a missing sidecar).
+// the user should hear, such as a missing sidecar). Its Subject is the
+// bundle's path.
 type Report struct {
-	Bundle   string    `json:"bundle"`
-	Checks   []string  `json:"checks"`
-	Findings []Finding `json:"findings"`
-	Warnings []string  `json:"warnings,omitempty"`
+	finding.Report
 }
 
-// OK reports whether every check held.
-func (r *Report) OK() bool { return len(r.Findings) == 0 }
+// MarshalJSON writes the report as it always has: the bundle's path under
+// "bundle", then its checks, findings and warnings.
+func (r Report) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Bundle   string    `json:"bundle"`
+		Checks   []string  `json:"checks"`
+		Findings []Finding `json:"findings"`
+		Warnings []string  `json:"warnings,omitempty"`
+	}{r.Subject, r.Checks, r.Findings, r.Warnings})
+}
 
 // Err returns an error listing every finding, or nil. It maps to exit
 // status 1.
@@ -60,43 +65,50 @@ func (r *Report) Err() error {
 	return &ReportError{Report: r}
 }
 
-// ReportError is a bundle that failed its checks.
+// ReportError is a bundle that failed its checks. It unwraps to the
+// report's *[finding.Error].
 type ReportError struct{ Report *Report }
+
+// reportHint is what to do about a bundle that fails its checks.
+const reportHint = "the bundle is damaged or was tampered with: fetch it again and check it against its .sha256 and the release's SHA256SUMS"
 
 // Error lists the findings.
 func (e *ReportError) Error() string {
-	var b strings.Builder
+	if err := e.Unwrap(); err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("bundle %s failed 0 checks (0 findings):\n\thint: %s", e.Report.Subject, reportHint)
+}
+
+// Unwrap returns the report as a *[finding.Error] (nil when it has no
+// finding).
+func (e *ReportError) Unwrap() error {
+	r := &e.Report.Report
 	checks := map[string]bool{}
-	for _, f := range e.Report.Findings {
+	for _, f := range r.Findings {
 		checks[f.Check] = true
 	}
-	n := len(e.Report.Findings)
-	fmt.Fprintf(&b, "bundle %s failed %d check%s (%d finding%s):", e.Report.Bundle, len(checks), plural(len(checks)), n, plural(n))
-	for _, f := range e.Report.Findings {
-		b.WriteString("\n  " + f.Check + ": ")
-		if f.File != "" {
-			b.WriteString(f.File + ": ")
-		}
-		b.WriteString(f.Msg)
-	}
-	b.WriteString("\n\thint: the bundle is damaged or was tampered with: fetch it again and check it against its .sha256 and the release's SHA256SUMS")
-	return b.String()
+	n := len(r.Findings)
+	header := fmt.Sprintf("bundle %s failed %d check%s (%d finding%s):", r.Subject, len(checks), finding.Plural(len(checks)), n, finding.Plural(n))
+	return r.Err(header, findingLine, reportHint)
 }
 
 // ExitCode is 1.
 func (e *ReportError) ExitCode() int { return 1 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
+// findingLine renders a finding as "check: file: msg" (without the file
+// when there is none).
+func findingLine(f Finding) string {
+	if f.File == "" {
+		return f.Check + ": " + f.Msg
 	}
-	return "s"
+	return f.Check + ": " + f.File + ": " + f.Msg
 }
 
-func (r *Report) run(check string) { r.Checks = append(r.Checks, check) }
-
-func (r *Report) add(check, file, format string, args ...any) {
-	r.Findings = append(r.Findings, Finding{Check: check, File: file, Msg: fmt.Sprintf(format, args...)})
+// sumFinding is a finding of check about a checksum.Finding: the file it
+// names, the digests it compares, its text.
+func sumFinding(check string, f checksum.Finding) Finding {
+	return Finding{Check: check, File: f.File, Want: f.Want, Got: f.Got, Msg: checksum.Describe(f)}
 }
 
 // Opened is a bundle extracted into a private folder and checked.
@@ -156,7 +168,7 @@ type OpenOptions struct {
 // OpenWith is [Open] with options: a caller that already hashed the bundle
 // passes its digest, so that the archive is read once, to extract it.
 func OpenWith(ctx context.Context, path string, opt OpenOptions) (*Opened, *Report, error) {
-	rep := &Report{Bundle: path, Findings: []Finding{}}
+	rep := &Report{finding.Report{Subject: path, Findings: []Finding{}}}
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, err
@@ -173,7 +185,7 @@ func OpenWith(ctx context.Context, path string, opt OpenOptions) (*Opened, *Repo
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no sidecar %s next to the bundle: nothing shows that %s is the file that was released; fetch its .sha256 too, or compare its sha256 with the release's SHA256SUMS",
 			filepath.Base(dist.SidecarPath(path)), filepath.Base(path)))
 	} else {
-		rep.run(CheckSidecar)
+		rep.Run(CheckSidecar)
 		var sr checksum.Report
 		if opt.SHA256 != "" {
 			sr, err = dist.CheckSidecar(dist.SidecarPath(path), opt.SHA256)
@@ -182,10 +194,10 @@ func OpenWith(ctx context.Context, path string, opt OpenOptions) (*Opened, *Repo
 		}
 		switch {
 		case err != nil:
-			rep.add(CheckSidecar, filepath.Base(dist.SidecarPath(path)), "%v", err)
+			rep.Addf(CheckSidecar, filepath.Base(dist.SidecarPath(path)), "%v", err)
 		case !sr.OK():
 			for _, f := range sr.Findings {
-				rep.add(CheckSidecar, f.File, "%s", checksum.Describe(f))
+				rep.Add(sumFinding(CheckSidecar, f))
 			}
 		}
 	}
@@ -194,17 +206,17 @@ func OpenWith(ctx context.Context, path string, opt OpenOptions) (*Opened, *Repo
 		return nil, nil, err
 	}
 	o := &Opened{dir: dir}
-	rep.run(CheckArchive)
+	rep.Run(CheckArchive)
 	if _, err := extract.ExtractFile(ctx, path, filepath.Join(dir, "x"), extract.Options{}); err != nil {
 		var ee *extract.EntryError
 		if errors.As(err, &ee) && ee.Entry != "" {
-			rep.add(CheckArchive, ee.Entry, "%v", err)
+			rep.Addf(CheckArchive, ee.Entry, "%v", err)
 		} else {
-			rep.add(CheckArchive, filepath.Base(path), "%v", err)
+			rep.Addf(CheckArchive, filepath.Base(path), "%v", err)
 		}
 		return o, rep, nil
 	}
-	rep.run(CheckLayout)
+	rep.Run(CheckLayout)
 	entries, err := os.ReadDir(filepath.Join(dir, "x"))
 	if err != nil {
 		return o, rep, err
@@ -215,23 +227,25 @@ func OpenWith(ctx context.Context, path string, opt OpenOptions) (*Opened, *Repo
 		for _, e := range entries {
 			names = append(names, e.Name())
 		}
-		rep.add(CheckLayout, "", "want one root folder %s/, found %s", want, strings.Join(names, ", "))
+		found := strings.Join(names, ", ")
+		rep.Add(Finding{Check: CheckLayout, Want: want + "/", Got: found, Msg: fmt.Sprintf("want one root folder %s/, found %s", want, found)})
 		return o, rep, nil
 	}
 	o.Root = filepath.Join(dir, "x", entries[0].Name())
 	if entries[0].Name() != want {
-		rep.add(CheckLayout, entries[0].Name()+"/", "the root folder is not named like the bundle file (%s/)", want)
+		rep.Add(Finding{Check: CheckLayout, File: entries[0].Name() + "/", Want: want + "/", Got: entries[0].Name() + "/",
+			Msg: fmt.Sprintf("the root folder is not named like the bundle file (%s/)", want)})
 	}
 	for _, f := range []string{dist.ChecksumsFile, "requirements.txt", "pylock.toml", dist.ManifestFile, "install.sh", "INSTALL.md", dist.NotesFile, "wheels", "dependencies", "licenses/THIRD_PARTY_LICENSES.txt"} {
 		if _, err := os.Stat(filepath.Join(o.Root, filepath.FromSlash(f))); err != nil {
-			rep.add(CheckLayout, f, "missing")
+			rep.Addf(CheckLayout, f, "missing")
 		}
 	}
 
-	rep.run(CheckSums)
+	rep.Run(CheckSums)
 	sums, err := checksum.ReadSums(filepath.Join(o.Root, dist.ChecksumsFile))
 	if err != nil {
-		rep.add(CheckSums, dist.ChecksumsFile, "%v", err)
+		rep.Addf(CheckSums, dist.ChecksumsFile, "%v", err)
 		return o, rep, nil
 	}
 	vr, err := checksum.Verify(ctx, o.Root, sums, checksum.VerifyOptions{Unlisted: true, Ignore: []string{dist.ChecksumsFile}})
@@ -239,20 +253,20 @@ func OpenWith(ctx context.Context, path string, opt OpenOptions) (*Opened, *Repo
 		return o, rep, err
 	}
 	for _, f := range vr.Findings {
-		rep.add(CheckSums, f.File, "%s", checksum.Describe(f))
+		rep.Add(sumFinding(CheckSums, f))
 	}
 	if vr.OK() {
 		o.Sums, o.Wheels = sumFacts(sums)
 	}
 
-	rep.run(CheckWheels)
+	rep.Run(CheckWheels)
 	var wheels []bundleWheel
 	for _, sub := range []string{"wheels", "dependencies"} {
 		m, _ := filepath.Glob(filepath.Join(o.Root, sub, "*"))
 		for _, p := range m {
 			rel := sub + "/" + filepath.Base(p)
 			if !strings.HasSuffix(p, wheel.Ext) {
-				rep.add(CheckWheels, rel, "not a wheel: a bundle installs wheels only")
+				rep.Addf(CheckWheels, rel, "not a wheel: a bundle installs wheels only")
 				continue
 			}
 			sha, ok := sums.Lookup(rel)
@@ -267,36 +281,36 @@ func OpenWith(ctx context.Context, path string, opt OpenOptions) (*Opened, *Repo
 			}
 			w, err := newBundleWheel(rel, sha, st.Size())
 			if err != nil {
-				rep.add(CheckWheels, rel, "%v", err)
+				rep.Addf(CheckWheels, rel, "%v", err)
 				continue
 			}
 			wheels = append(wheels, w)
 			wr, err := wheel.Check(p)
 			if err != nil {
-				rep.add(CheckWheels, rel, "%v", err)
+				rep.Addf(CheckWheels, rel, "%v", err)
 				continue
 			}
 			for _, f := range wr.Findings {
-				rep.add(CheckWheels, rel, "%s", wheel.Describe(f))
+				rep.Add(Finding{Check: CheckWheels, File: rel, Member: f.Member, Msg: wheel.Describe(f)})
 			}
 		}
 	}
 
-	rep.run(CheckManifest)
+	rep.Run(CheckManifest)
 	data, err := os.ReadFile(filepath.Join(o.Root, dist.ManifestFile))
 	var m dist.Manifest
 	var tgt *deps.Target
 	switch {
 	case err != nil:
-		rep.add(CheckManifest, dist.ManifestFile, "unreadable: %v", err)
+		rep.Addf(CheckManifest, dist.ManifestFile, "unreadable: %v", err)
 	case json.Unmarshal(data, &m) != nil || m.Schema != dist.ManifestSchema:
-		rep.add(CheckManifest, dist.ManifestFile, "not an mkrelease manifest")
+		rep.Addf(CheckManifest, dist.ManifestFile, "not an mkrelease manifest")
 	case m.Bundle == nil:
-		rep.add(CheckManifest, dist.ManifestFile, "names no bundle target or support boundary")
+		rep.Addf(CheckManifest, dist.ManifestFile, "names no bundle target or support boundary")
 	default:
 		facts := checkBundleFacts(m.Bundle)
 		for _, f := range facts {
-			rep.add(CheckManifest, dist.ManifestFile, "%s", f)
+			rep.Addf(CheckManifest, dist.ManifestFile, "%s", f)
 		}
 		if len(facts) > 0 {
 			break
@@ -304,43 +318,43 @@ func OpenWith(ctx context.Context, path string, opt OpenOptions) (*Opened, *Repo
 		t := target(m.Bundle)
 		tgt = &t
 		for _, p := range checkContents(&m, wheels) {
-			rep.add(CheckManifest, p.file, "%s", p.text())
+			rep.Add(p.finding(CheckManifest))
 		}
 		o.Manifest = &m
 	}
 
-	rep.run(CheckRequirements)
+	rep.Run(CheckRequirements)
 	reqs, err := os.ReadFile(filepath.Join(o.Root, "requirements.txt"))
 	if err != nil {
-		rep.add(CheckRequirements, "requirements.txt", "unreadable: %v", err)
+		rep.Addf(CheckRequirements, "requirements.txt", "unreadable: %v", err)
 		return o, rep, nil
 	}
 	pins, ps := checkRequirementsTxt(reqs, tgt, wheels)
 	for _, p := range ps {
-		rep.add(CheckRequirements, p.file, "%s", p.text())
+		rep.Add(p.finding(CheckRequirements))
 	}
 
-	rep.run(CheckPylock)
+	rep.Run(CheckPylock)
 	if lock, err := os.ReadFile(filepath.Join(o.Root, "pylock.toml")); err != nil {
-		rep.add(CheckPylock, "pylock.toml", "unreadable: %v", err)
+		rep.Addf(CheckPylock, "pylock.toml", "unreadable: %v", err)
 	} else {
 		for _, p := range checkPylockToml(lock, tgt, pins, wheels) {
-			rep.add(CheckPylock, p.file, "%s", p.text())
+			rep.Add(p.finding(CheckPylock))
 		}
 	}
 
 	if tgt == nil || len(ps) > 0 {
 		return o, rep, nil // the installer is written from the manifest and the pins
 	}
-	rep.run(CheckInstaller)
+	rep.Run(CheckInstaller)
 	script, err1 := os.ReadFile(filepath.Join(o.Root, "install.sh"))
 	doc, err2 := os.ReadFile(filepath.Join(o.Root, "INSTALL.md"))
 	if err := errors.Join(err1, err2); err != nil {
-		rep.add(CheckInstaller, "install.sh", "unreadable: %v", err)
+		rep.Addf(CheckInstaller, "install.sh", "unreadable: %v", err)
 		return o, rep, nil
 	}
 	for _, p := range checkInstaller(bundleDocs(&m, filepath.Base(o.Root), pins, wheels, sums), script, doc) {
-		rep.add(CheckInstaller, p.file, "%s", p.text())
+		rep.Add(p.finding(CheckInstaller))
 	}
 	if rep.OK() {
 		o.requirements = checksum.Bytes(reqs)

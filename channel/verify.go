@@ -16,6 +16,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
+	"github.com/mkrelease/mkrelease/internal/finding"
 	"github.com/mkrelease/mkrelease/internal/fsmode"
 	"github.com/mkrelease/mkrelease/wheel"
 )
@@ -60,19 +61,11 @@ const (
 	CheckIndex = "index"
 )
 
-// Finding is one problem Verify found.
-type Finding struct {
-	// File is the file at fault, a slash path relative to DEST ("." for
-	// DEST itself).
-	File string `json:"file"`
-	// Check is one of the Check* constants.
-	Check string `json:"check"`
-	// Msg says what is wrong and what to do.
-	Msg string `json:"msg"`
-}
-
-// String renders the finding as "file: check: msg".
-func (f Finding) String() string { return f.File + ": " + f.Check + ": " + f.Msg }
+// Finding is one problem Verify found. Its File is the file at fault, a
+// slash path relative to DEST ("." for DEST itself); its Check one of the
+// Check* constants. Verify renders it as "file: check: msg" (see
+// [Report.Err]).
+type Finding = finding.Finding
 
 // Report is the outcome of verifying a channel.
 type Report struct {
@@ -95,22 +88,25 @@ type Report struct {
 // OK reports whether the channel passed every check.
 func (r *Report) OK() bool { return len(r.Findings) == 0 }
 
-// Err returns nil when the channel passed, else an error listing every
-// finding, one per line.
+// Err returns nil when the channel passed, else a *[finding.Error]
+// listing every finding, one per line, as "file: check: msg".
 func (r *Report) Err() error {
-	if r.OK() {
-		return nil
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "channel %s: %d finding(s)", r.Dest, len(r.Findings))
-	for _, f := range r.Findings {
-		b.WriteString("\n  " + f.String())
-	}
-	return errors.New(b.String())
+	fr := finding.Report{Subject: r.Dest, Findings: r.Findings}
+	return fr.Err(fmt.Sprintf("channel %s: %d finding(s)", r.Dest, len(r.Findings)), findingLine, "")
 }
+
+// findingLine renders a finding as "file: check: msg".
+func findingLine(f Finding) string { return f.File + ": " + f.Check + ": " + f.Msg }
 
 func (r *Report) add(file, check, format string, args ...any) {
 	r.Findings = append(r.Findings, Finding{File: file, Check: check, Msg: fmt.Sprintf(format, args...)})
+}
+
+// addCmp is add for a finding about member of file (a wheel channel.json
+// lists, a page's link; "" for the file itself) that compares want with
+// got.
+func (r *Report) addCmp(file, check, member, want, got, format string, args ...any) {
+	r.Findings = append(r.Findings, Finding{File: file, Check: check, Member: member, Want: want, Got: got, Msg: fmt.Sprintf(format, args...)})
 }
 
 // Verify audits the channel at dest (a folder path or a file:// URL) and
@@ -268,7 +264,7 @@ func (r *Report) checkFiles(ctx context.Context, root string, st *State) error {
 			r.add(f.File, CheckStray, "not part of the channel: channel.json lists no such file; a channel is only changed by publishing")
 			continue
 		}
-		r.add(f.File, CheckAsset, "%s (as listed in channel.json)", f.Msg)
+		r.addCmp(f.File, CheckAsset, "", f.Want, f.Got, "%s (as listed in channel.json)", f.Msg)
 	}
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -299,7 +295,7 @@ func (r *Report) checkReleaseSums(ctx context.Context, root string, st *State) e
 					continue
 				}
 				for _, f := range res.Findings {
-					r.add(rel(f.File), CheckSidecar, "%s (per sidecar %s)", f.Msg, a.Name)
+					r.addCmp(rel(f.File), CheckSidecar, "", f.Want, f.Got, "%s (per sidecar %s)", f.Msg, a.Name)
 				}
 			case a.Name == dist.ChecksumsFile:
 				sums, err := checksum.ReadSums(file)
@@ -312,7 +308,7 @@ func (r *Report) checkReleaseSums(ctx context.Context, root string, st *State) e
 					return fmt.Errorf("channel %s: %w", file, err)
 				}
 				for _, f := range res.Findings {
-					r.add(rel(f.File), CheckSums, "%s (per %s)", f.Msg, rel(a.Name))
+					r.addCmp(rel(f.File), CheckSums, "", f.Want, f.Got, "%s (per %s)", f.Msg, rel(a.Name))
 				}
 			}
 		}
@@ -346,13 +342,13 @@ func (r *Report) checkMetadata(root string, st *State) {
 				r.add(mf, CheckMetadata, "differs from the METADATA of %s: installers resolving from it would see other metadata than they install", w.File)
 			}
 			if sha := checksum.Bytes(want); sha != w.MetadataSHA256 {
-				r.add(StateFile, CheckMetadata, "%s: metadata_sha256 is %s, the wheel's METADATA has %s", w.File, w.MetadataSHA256, sha)
+				r.addCmp(StateFile, CheckMetadata, w.File, sha, w.MetadataSHA256, "%s: metadata_sha256 is %s, the wheel's METADATA has %s", w.File, w.MetadataSHA256, sha)
 			}
 			md, err := wheel.ParseMetadata(want)
 			if err != nil {
 				r.add(whl, CheckMetadata, "METADATA: %v", err)
 			} else if md.RequiresPython != w.RequiresPython {
-				r.add(StateFile, CheckMetadata, "%s: requires_python is %q, the wheel's METADATA says %q", w.File, w.RequiresPython, md.RequiresPython)
+				r.addCmp(StateFile, CheckMetadata, w.File, md.RequiresPython, w.RequiresPython, "%s: requires_python is %q, the wheel's METADATA says %q", w.File, w.RequiresPython, md.RequiresPython)
 			}
 		}
 	}
@@ -487,18 +483,18 @@ func (r *Report) checkWheelLinks(name string, links []link, want map[string]*tar
 		t.seen = true
 		w, meta := t.link.w, "sha256="+t.link.w.MetadataSHA256
 		if frag != "sha256="+t.link.sha256 {
-			r.add(name, check, "link to %s has fragment %q, want sha256=%s", p, frag, t.link.sha256)
+			r.addCmp(name, check, p, "sha256="+t.link.sha256, frag, "link to %s has fragment %q, want sha256=%s", p, frag, t.link.sha256)
 		}
 		if l.text != w.File {
-			r.add(name, check, "link to %s reads %q, want the file name", p, l.text)
+			r.addCmp(name, check, p, w.File, l.text, "link to %s reads %q, want the file name", p, l.text)
 		}
 		for _, attr := range []string{"data-core-metadata", "data-dist-info-metadata"} {
 			if got := l.attrs[attr]; got != meta {
-				r.add(name, check, "link to %s has %s=%q, want %q (the digest of %s)", p, attr, got, meta, w.File+MetadataSuffix)
+				r.addCmp(name, check, p, meta, got, "link to %s has %s=%q, want %q (the digest of %s)", p, attr, got, meta, w.File+MetadataSuffix)
 			}
 		}
 		if got, ok := l.attrs["data-requires-python"]; got != w.RequiresPython || ok != (w.RequiresPython != "") {
-			r.add(name, check, "link to %s has data-requires-python %q, the wheel requires %q", p, got, w.RequiresPython)
+			r.addCmp(name, check, p, w.RequiresPython, got, "link to %s has data-requires-python %q, the wheel requires %q", p, got, w.RequiresPython)
 		}
 	}
 	var missing []string
@@ -529,7 +525,7 @@ func (r *Report) checkIndexLinks(root, name string, links []link, st *State, fil
 			continue
 		}
 		if sha, ok := strings.CutPrefix(frag, "sha256="); ok && sha != files[p] {
-			r.add(name, CheckIndex, "link to %s has sha256 %s, channel.json lists %s", p, sha, files[p])
+			r.addCmp(name, CheckIndex, p, files[p], sha, "link to %s has sha256 %s, channel.json lists %s", p, sha, files[p])
 		}
 	}
 	for _, v := range st.Versions {

@@ -21,6 +21,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/extract"
+	"github.com/mkrelease/mkrelease/internal/finding"
 	"github.com/mkrelease/mkrelease/provenance"
 )
 
@@ -66,18 +67,15 @@ type CheckOptions struct {
 	ArchiveSize int64
 }
 
-// Finding is one failed check of evidence.
-type Finding struct {
-	Check string `json:"check"`
-	File  string `json:"file,omitempty"`
-	Msg   string `json:"message"`
-}
+// Finding is one failed check of evidence, naming the file at fault (and,
+// where the check compares one, the member, the wanted and the found
+// value).
+type Finding = finding.Finding
 
-// Report is the outcome of checking evidence.
+// Report is the outcome of checking evidence. Its Subject is the
+// archive's path; it has no warnings.
 type Report struct {
-	Archive  string    `json:"archive"`
-	Checks   []string  `json:"checks"`
-	Findings []Finding `json:"findings"`
+	finding.Report
 	// KeyID is the trusted key whose signature verified the statements
 	// (provenance.KeyID), "" when none did.
 	KeyID string `json:"key_id,omitempty"`
@@ -86,35 +84,36 @@ type Report struct {
 	Summary  *Summary  `json:"-"`
 }
 
-func (r *Report) run(c string) { r.Checks = append(r.Checks, c) }
-func (r *Report) add(c, file, f string, a ...any) {
-	r.Findings = append(r.Findings, Finding{Check: c, File: file, Msg: fmt.Sprintf(f, a...)})
+// MarshalJSON writes the report as mkrelease evidence import --json always
+// has: the archive's path under "archive", the checks, the findings and
+// the key.
+func (r Report) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Archive  string    `json:"archive"`
+		Checks   []string  `json:"checks"`
+		Findings []Finding `json:"findings"`
+		KeyID    string    `json:"key_id,omitempty"`
+	}{r.Subject, r.Checks, r.Findings, r.KeyID})
 }
 
-// OK reports whether every check held.
-func (r *Report) OK() bool { return len(r.Findings) == 0 }
-
-// Err lists the findings; it maps to exit status 1.
+// Err lists the findings, or returns nil; the error is a
+// *[finding.Error], which maps to exit status 1.
 func (r *Report) Err() error {
-	if r.OK() {
-		return nil
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "evidence %s refused (%d finding%s):", filepath.Base(r.Archive), len(r.Findings), plural(len(r.Findings)))
-	for _, f := range r.Findings {
-		b.WriteString("\n  " + f.Check + ": ")
-		if f.File != "" {
-			b.WriteString(f.File + ": ")
-		}
-		b.WriteString(f.Msg)
-	}
-	return &refusal{msg: b.String()}
+	n := len(r.Findings)
+	return r.Report.Err(fmt.Sprintf("evidence %s refused (%d finding%s):", filepath.Base(r.Subject), n, finding.Plural(n)), findingLine, "")
 }
 
-type refusal struct{ msg string }
+// findingLine renders a finding as "check: file: msg" (without the file
+// when there is none).
+func findingLine(f Finding) string {
+	if f.File == "" {
+		return f.Check + ": " + f.Msg
+	}
+	return f.Check + ": " + f.File + ": " + f.Msg
+}
 
-func (e *refusal) Error() string { return e.msg }
-func (e *refusal) ExitCode() int { return 1 }
+// lineOf names line n of a file, as a finding's member.
+func lineOf(n int) string { return fmt.Sprintf("line %d", n) }
 
 // Check checks an evidence archive: its sidecar, a safe extraction, its
 // SHA256SUMS, that no file holds a private value or a credential, the raw
@@ -139,11 +138,11 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 			return nil, fmt.Errorf("check evidence %s: it has %d bytes, %d when it was hashed: it changed since; load the release folder again", archive, st.Size(), o.ArchiveSize)
 		}
 	}
-	rep := &Report{Archive: archive, Findings: []Finding{}}
+	rep := &Report{Report: finding.Report{Subject: archive, Findings: []Finding{}}}
 	base := filepath.Base(archive)
 	name, _ := dist.ArchiveRoot(base) // the root folder; base itself when not a .tar.gz
 	if _, err := os.Stat(dist.SidecarPath(archive)); err == nil {
-		rep.run(CheckSidecar)
+		rep.Run(CheckSidecar)
 		var sr checksum.Report
 		if o.ArchiveSHA256 != "" {
 			sr, err = dist.CheckSidecar(dist.SidecarPath(archive), o.ArchiveSHA256)
@@ -151,10 +150,10 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 			sr, err = dist.VerifySidecar(dist.SidecarPath(archive))
 		}
 		if err != nil {
-			rep.add(CheckSidecar, base+dist.SidecarSuffix, "%v", err)
+			rep.Addf(CheckSidecar, base+dist.SidecarSuffix, "%v", err)
 		} else {
 			for _, f := range sr.Findings {
-				rep.add(CheckSidecar, base+dist.SidecarSuffix, "%s", checksum.Describe(f))
+				rep.Add(Finding{Check: CheckSidecar, File: base + dist.SidecarSuffix, Member: f.File, Want: f.Want, Got: f.Got, Msg: checksum.Describe(f)})
 			}
 		}
 	}
@@ -163,32 +162,32 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 		return nil, err
 	}
 	defer os.RemoveAll(work)
-	rep.run(CheckArchive)
+	rep.Run(CheckArchive)
 	if _, err := extract.ExtractFile(ctx, archive, filepath.Join(work, "x"), extract.Options{}); err != nil {
-		rep.add(CheckArchive, base, "%v", err)
+		rep.Addf(CheckArchive, base, "%v", err)
 		return rep, nil
 	}
 	root := filepath.Join(work, "x", name)
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
-		rep.add(CheckArchive, base, "no root folder %s/", name)
+		rep.Addf(CheckArchive, base, "no root folder %s/", name)
 		return rep, nil
 	}
 
-	rep.run(CheckSums)
+	rep.Run(CheckSums)
 	sums, err := checksum.ReadSums(filepath.Join(root, dist.ChecksumsFile))
 	if err != nil {
-		rep.add(CheckSums, dist.ChecksumsFile, "%v", err)
+		rep.Addf(CheckSums, dist.ChecksumsFile, "%v", err)
 	} else {
 		vr, err := checksum.Verify(ctx, root, sums, checksum.VerifyOptions{Unlisted: true, Ignore: []string{dist.ChecksumsFile}})
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range vr.Findings {
-			rep.add(CheckSums, f.File, "%s", checksum.Describe(f))
+			rep.Add(Finding{Check: CheckSums, File: f.File, Want: f.Want, Got: f.Got, Msg: checksum.Describe(f)})
 		}
 	}
 
-	rep.run(CheckSanitised)
+	rep.Run(CheckSanitised)
 	private := sanitize.FromSystem()
 	if o.Private != nil {
 		private = *o.Private
@@ -198,13 +197,13 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 		return nil, err
 	}
 	for _, h := range hits {
-		rep.add(CheckSanitised, "", "%s", h.String())
+		rep.Add(Finding{Check: CheckSanitised, Member: h.File, Msg: h.String()})
 	}
 
-	rep.run(CheckRecords)
+	rep.Run(CheckRecords)
 	var m Manifest
 	if data, err := os.ReadFile(filepath.Join(root, dist.ManifestFile)); err != nil || json.Unmarshal(data, &m) != nil || m.Schema != ManifestSchema {
-		rep.add(CheckRecords, dist.ManifestFile, "missing or not an evidence manifest")
+		rep.Addf(CheckRecords, dist.ManifestFile, "missing or not an evidence manifest")
 		return rep, nil
 	}
 	rep.Manifest = &m
@@ -219,11 +218,12 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 			f := l.Name + "/cases.jsonl"
 			var lc []evidence.Case
 			if err := readJSONL(filepath.Join(root, filepath.FromSlash(f)), &lc); err != nil {
-				rep.add(CheckRecords, f, "%v", err)
+				rep.Addf(CheckRecords, f, "%v", err)
 			}
 			for i, c := range lc {
 				if c.Lane != l.Name {
-					rep.add(CheckRecords, f, "line %d: case %s of lane %q in lane %s's file", i+1, c.ID, c.Lane, l.Name)
+					rep.Add(Finding{Check: CheckRecords, File: f, Member: lineOf(i + 1), Want: l.Name, Got: c.Lane,
+						Msg: fmt.Sprintf("line %d: case %s of lane %q in lane %s's file", i+1, c.ID, c.Lane, l.Name)})
 				}
 			}
 			cases = append(cases, lc...)
@@ -231,41 +231,42 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 			f := l.Name + "/measurements.jsonl"
 			var lm []evidence.Measurement
 			if err := readJSONL(filepath.Join(root, filepath.FromSlash(f)), &lm); err != nil {
-				rep.add(CheckRecords, f, "%v", err)
+				rep.Addf(CheckRecords, f, "%v", err)
 			}
 			for i, x := range lm {
 				if x.Lane != l.Name {
-					rep.add(CheckRecords, f, "line %d: measurement of lane %q in lane %s's file", i+1, x.Lane, l.Name)
+					rep.Add(Finding{Check: CheckRecords, File: f, Member: lineOf(i + 1), Want: l.Name, Got: x.Lane,
+						Msg: fmt.Sprintf("line %d: measurement of lane %q in lane %s's file", i+1, x.Lane, l.Name)})
 				}
 			}
 			ms = append(ms, lm...)
 		default:
-			rep.add(CheckRecords, dist.ManifestFile, "lane %s has unknown kind %q", l.Name, l.Kind)
+			rep.Addf(CheckRecords, dist.ManifestFile, "lane %s has unknown kind %q", l.Name, l.Kind)
 		}
 	}
 
-	rep.run(CheckStore)
+	rep.Run(CheckStore)
 	var run store.Run
 	st, err := store.Open(filepath.Join(root, StoreFile))
 	if err != nil {
-		rep.add(CheckStore, StoreFile, "%v", err)
+		rep.Addf(CheckStore, StoreFile, "%v", err)
 	} else {
 		if err := st.IntegrityCheck(); err != nil {
-			rep.add(CheckStore, StoreFile, "%v", err)
+			rep.Addf(CheckStore, StoreFile, "%v", err)
 		}
 		for _, f := range store.Agree(st, cases, ms) {
-			rep.add(CheckStore, StoreFile, "%s", f.String())
+			rep.Addf(CheckStore, StoreFile, "%s", f.String())
 		}
 		if run, err = st.Run(); err != nil {
-			rep.add(CheckStore, StoreFile, "%v", err)
+			rep.Addf(CheckStore, StoreFile, "%v", err)
 		}
 		st.Close()
 	}
 
-	rep.run(CheckAggregates)
+	rep.Run(CheckAggregates)
 	sum, err := RecomputeSpecs(specs, cases, ms)
 	if err != nil {
-		rep.add(CheckAggregates, "", "the records do not make a complete run: %v", err)
+		rep.Addf(CheckAggregates, "", "the records do not make a complete run: %v", err)
 	} else {
 		rep.Summary = sum
 		compareSummary(rep, root, "summary.json", sum)
@@ -274,17 +275,17 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 		}
 	}
 
-	rep.run(CheckIdentity)
+	rep.Run(CheckIdentity)
 	ident, _ := run.CanonicalIdentity()
 	var manifestIdent bytes.Buffer
 	if len(ident) > 0 && (json.Compact(&manifestIdent, m.Identity) != nil || !bytes.Equal(ident, manifestIdent.Bytes())) {
-		rep.add(CheckIdentity, dist.ManifestFile, "the run identity differs from the store's")
+		rep.Addf(CheckIdentity, dist.ManifestFile, "the run identity differs from the store's")
 	}
 	if o.Wheels != nil {
 		checkWheels(rep, run, o.Wheels, o.ExactWheels)
 	}
 
-	rep.run(CheckSignature)
+	rep.Run(CheckSignature)
 	checkStatements(rep, archive, strings.ToLower(o.ArchiveSHA256), run, o.TrustedKeys, sum)
 	return rep, nil
 }
@@ -314,12 +315,12 @@ func readJSONL[T any](path string, out *[]T) error {
 func compareSummary(rep *Report, root, file string, want any) {
 	got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
 	if err != nil {
-		rep.add(CheckAggregates, file, "missing")
+		rep.Addf(CheckAggregates, file, "missing")
 		return
 	}
 	w, _ := json.MarshalIndent(want, "", "  ")
 	if !bytes.Equal(bytes.TrimSpace(got), bytes.TrimSpace(w)) {
-		rep.add(CheckAggregates, file, "says something else than its raw records; the values recomputed from the records are the ones used")
+		rep.Addf(CheckAggregates, file, "says something else than its raw records; the values recomputed from the records are the ones used")
 	}
 }
 
@@ -332,21 +333,21 @@ func checkStatements(rep *Report, archive, archiveSHA string, run store.Run, key
 	path := filepath.Join(filepath.Dir(archive), name)
 	data, err := os.ReadFile(path)
 	if err != nil {
-		rep.add(CheckSignature, name, "no signed statements beside the archive")
+		rep.Addf(CheckSignature, name, "no signed statements beside the archive")
 		return
 	}
 	if len(keys) == 0 {
-		rep.add(CheckSignature, name, "no trusted key to check the signatures with: pass --key PUB.pem (or list it in [signing] trusted_keys)")
+		rep.Addf(CheckSignature, name, "no trusted key to check the signatures with: pass --key PUB.pem (or list it in [signing] trusted_keys)")
 		return
 	}
 	v, err := provenance.NewVerifier(keys...)
 	if err != nil {
-		rep.add(CheckSignature, name, "%v", err)
+		rep.Addf(CheckSignature, name, "%v", err)
 		return
 	}
 	if archiveSHA == "" {
 		if archiveSHA, _, err = checksum.File(archive); err != nil {
-			rep.add(CheckSignature, filepath.Base(archive), "%v", err)
+			rep.Addf(CheckSignature, filepath.Base(archive), "%v", err)
 			return
 		}
 	}
@@ -359,7 +360,7 @@ func checkStatements(rep *Report, archive, archiveSHA string, run store.Run, key
 	for i, line := range lines {
 		keyID, st, err := v.VerifyEnvelope(line)
 		if err != nil {
-			rep.add(CheckSignature, fmt.Sprintf("%s line %d", name, i+1), "%v", err)
+			rep.Add(Finding{Check: CheckSignature, File: fmt.Sprintf("%s line %d", name, i+1), Member: lineOf(i + 1), Msg: err.Error()})
 			continue
 		}
 		if rep.KeyID == "" {
@@ -374,7 +375,7 @@ func checkStatements(rep *Report, archive, archiveSHA string, run store.Run, key
 			Predicate     json.RawMessage `json:"predicate"`
 		}
 		if err := json.Unmarshal(st, &s); err != nil {
-			rep.add(CheckSignature, fmt.Sprintf("%s line %d", name, i+1), "not a statement: %v", err)
+			rep.Add(Finding{Check: CheckSignature, File: fmt.Sprintf("%s line %d", name, i+1), Member: lineOf(i + 1), Msg: fmt.Sprintf("not a statement: %v", err)})
 			continue
 		}
 		got := map[string]string{}
@@ -383,28 +384,29 @@ func checkStatements(rep *Report, archive, archiveSHA string, run store.Run, key
 		}
 		for n, sha := range want {
 			if got[n] != sha {
-				rep.add(CheckSignature, n, "statement %d (%s) does not name it with sha256 %s", i+1, s.PredicateType, sha)
+				rep.Add(Finding{Check: CheckSignature, File: n, Want: sha, Got: got[n],
+					Msg: fmt.Sprintf("statement %d (%s) does not name it with sha256 %s", i+1, s.PredicateType, sha)})
 			}
 		}
 		if s.PredicateType == SummaryPredicate && sum != nil {
 			sawSummary = true
 			var p summaryPredicate
 			if err := json.Unmarshal(s.Predicate, &p); err != nil {
-				rep.add(CheckSignature, name, "summary statement: %v", err)
+				rep.Addf(CheckSignature, name, "summary statement: %v", err)
 				continue
 			}
 			a, _ := json.Marshal(p.Summary)
 			b, _ := json.Marshal(sum)
 			if !bytes.Equal(a, b) {
-				rep.add(CheckSignature, name, "the signed summary differs from the one recomputed from the records")
+				rep.Addf(CheckSignature, name, "the signed summary differs from the one recomputed from the records")
 			}
 			if ident, err := run.CanonicalIdentity(); err == nil && !bytes.Equal(ident, p.Identity) {
-				rep.add(CheckSignature, name, "the signed run identity differs from the store's")
+				rep.Addf(CheckSignature, name, "the signed run identity differs from the store's")
 			}
 		}
 	}
 	if !sawSummary {
-		rep.add(CheckSignature, name, "no signed summary statement")
+		rep.Addf(CheckSignature, name, "no signed summary statement")
 	}
 }
 
@@ -426,11 +428,12 @@ func checkWheels(rep *Report, run store.Run, want map[string]string, exact bool)
 		got, ok := have[n]
 		switch {
 		case !ok && exact:
-			rep.add(CheckIdentity, n, "the evidence is not for this wheel: its run did not install it")
+			rep.Addf(CheckIdentity, n, "the evidence is not for this wheel: its run did not install it")
 		case !ok:
 		case got != sha:
 			compared++
-			rep.add(CheckIdentity, n, "the evidence is for sha256 %s, this wheel is %s: evidence for other wheels; run mkrelease evidence run on this build", got, sha)
+			rep.Add(Finding{Check: CheckIdentity, File: n, Want: sha, Got: got,
+				Msg: fmt.Sprintf("the evidence is for sha256 %s, this wheel is %s: evidence for other wheels; run mkrelease evidence run on this build", got, sha)})
 		default:
 			compared++
 		}
@@ -438,10 +441,10 @@ func checkWheels(rep *Report, run store.Run, want map[string]string, exact bool)
 	if exact {
 		for _, w := range run.Wheels {
 			if _, ok := want[w.Name]; !ok {
-				rep.add(CheckIdentity, w.Name, "the run installed this wheel, which is not in the bundle")
+				rep.Addf(CheckIdentity, w.Name, "the run installed this wheel, which is not in the bundle")
 			}
 		}
 	} else if compared == 0 {
-		rep.add(CheckIdentity, "", "no wheel the run installed is beside the evidence, so nothing shows which wheels it is for: verify it beside the target's bundle or wheels")
+		rep.Addf(CheckIdentity, "", "no wheel the run installed is beside the evidence, so nothing shows which wheels it is for: verify it beside the target's bundle or wheels")
 	}
 }
