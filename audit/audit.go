@@ -36,23 +36,17 @@ import (
 	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
+	"github.com/mkrelease/mkrelease/internal/finding"
 	"github.com/mkrelease/mkrelease/internal/pep508"
 	"github.com/mkrelease/mkrelease/internal/pyname"
 	"github.com/mkrelease/mkrelease/sbom"
 	"github.com/mkrelease/mkrelease/wheel"
 )
 
-// Finding is one problem, naming the file or member at fault.
-type Finding struct {
-	File string `json:"file,omitempty"`
-	// Member is the entry of File at fault, when there is one: the file a
-	// line of a checksum list names, a member of an archive.
-	Member string `json:"member,omitempty"`
-	Msg    string `json:"message"`
-}
-
-// Message is the finding's text.
-func (f Finding) Message() string { return f.Msg }
+// Finding is one problem, naming the check, the file or member at fault
+// and, where the check compares values, what was wanted and what was
+// found: the findings every checker reports ([finding.Finding]).
+type Finding = finding.Finding
 
 // Check is one check that ran and what it found.
 type Check struct {
@@ -157,6 +151,9 @@ type item struct{ Item }
 func newItem(path, kind string) *item { return &item{Item{Path: path, Kind: kind, OK: true}} }
 
 func (it *item) check(name string, findings ...Finding) {
+	for i := range findings {
+		findings[i].Check = name
+	}
 	it.Checks = append(it.Checks, Check{Name: name, OK: len(findings) == 0, Findings: findings})
 	it.OK = it.OK && len(findings) == 0
 }
@@ -207,7 +204,7 @@ func bundleAudit(ctx context.Context, path string, known dist.Artifact) (Item, B
 	defer o.Close()
 	by := map[string][]Finding{}
 	for _, f := range r.Findings {
-		by[f.Check] = append(by[f.Check], Finding{File: f.File, Msg: f.Msg})
+		by[f.Check] = append(by[f.Check], f)
 	}
 	for _, c := range r.Checks {
 		it.check(c, by[c]...)

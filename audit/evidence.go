@@ -37,7 +37,7 @@ func evidenceAudit(ctx context.Context, path string, known dist.Artifact, wheels
 	}
 	by := map[string][]Finding{}
 	for _, f := range rep.Findings {
-		by[f.Check] = append(by[f.Check], Finding{File: f.File, Msg: f.Msg})
+		by[f.Check] = append(by[f.Check], f)
 	}
 	seen := map[string]bool{}
 	for _, c := range rep.Checks {

@@ -132,7 +132,7 @@ func verifyFindings(file string, err error) []Finding {
 	for _, e := range unjoin(err) {
 		var ve *provenance.VerifyError
 		if errors.As(e, &ve) && ve.Name != "" {
-			out = append(out, Finding{File: ve.Name, Msg: fmt.Sprintf("%s: %s", file, e.Error())})
+			out = append(out, Finding{File: ve.Name, Want: ve.Expected, Got: ve.Actual, Msg: fmt.Sprintf("%s: %s", file, e.Error())})
 			continue
 		}
 		out = append(out, Finding{File: file, Msg: e.Error()})

@@ -94,9 +94,9 @@ func verifyRun(ctx context.Context, o *VerifyOptions) error {
 				failed++
 				for _, fd := range c.Findings {
 					if fd.File != "" {
-						fmt.Fprintf(w, "FAIL  %s: %s: %s: %s\n", it.Path, c.Name, fd.File, fd.Message())
+						fmt.Fprintf(w, "FAIL  %s: %s: %s: %s\n", it.Path, c.Name, fd.File, fd.Msg)
 					} else {
-						fmt.Fprintf(w, "FAIL  %s: %s: %s\n", it.Path, c.Name, fd.Message())
+						fmt.Fprintf(w, "FAIL  %s: %s: %s\n", it.Path, c.Name, fd.Msg)
 					}
 				}
 			}
