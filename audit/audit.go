@@ -251,7 +251,7 @@ func Sums(ctx context.Context, path string) Item {
 func listFindings(list string, r checksum.Report) []Finding {
 	var out []Finding
 	for _, f := range r.Findings {
-		out = append(out, Finding{File: list, Member: f.File, Msg: checksum.Describe(f)})
+		out = append(out, Finding{File: list, Member: f.File, Want: f.Want, Got: f.Got, Msg: checksum.Describe(f)})
 	}
 	return out
 }
