@@ -22,6 +22,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/extract"
 	"github.com/mkrelease/mkrelease/internal/finding"
+	"github.com/mkrelease/mkrelease/internal/workdir"
 	"github.com/mkrelease/mkrelease/provenance"
 )
 
@@ -157,11 +158,12 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 			}
 		}
 	}
-	work, err := os.MkdirTemp("", "mkrelease-evidence-check-")
-	if err != nil {
+	scratch, _, err := workdir.Scratch(checkScratchPrefix)
+	if scratch == nil {
 		return nil, err
 	}
-	defer os.RemoveAll(work)
+	defer scratch.Remove()
+	work := scratch.Path
 	rep.Run(CheckArchive)
 	if _, err := extract.ExtractFile(ctx, archive, filepath.Join(work, "x"), extract.Options{}); err != nil {
 		rep.Addf(CheckArchive, base, "%v", err)

@@ -29,6 +29,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/pyfind"
 	"github.com/mkrelease/mkrelease/internal/treehash"
+	"github.com/mkrelease/mkrelease/internal/workdir"
 	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/wheel"
 	"github.com/mkrelease/mkrelease/wheel/platform"
@@ -90,71 +91,143 @@ type Result struct {
 // runs the lanes, recomputes every aggregate from the raw records, stages
 // the evidence, rejects it when a staged file holds a private value or a
 // credential, and otherwise writes the archive, its sidecar and the signed
-// statements into Dist.
+// statements into Dist. It is a stage list (see [runStages]) over one
+// run: each stage reads what the one before found.
 func Run(ctx context.Context, o RunOptions) (*Result, error) {
-	c := o.Config
-	log := o.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	r := &evidenceRun{o: o, log: o.Logger}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
 	}
-	lanes, err := selectLanes(c, o.Lanes)
-	if err != nil {
-		return nil, err
-	}
-	names := dist.NamesOf(c.Project.NormalizedName, c.Project.Version)
-	bundlePath := filepath.Join(o.Dist, names.Bundle(o.Target))
-	opened, rep, err := bundle.Open(ctx, bundlePath)
-	if err != nil {
-		return nil, fmt.Errorf("evidence: %w", err)
-	}
-	defer opened.Close()
-	if err := rep.Err(); err != nil {
-		return nil, fmt.Errorf("evidence: the bundle to verify does not check out: %w", err)
-	}
-	if err := runsHere(opened.Root, o.Target); err != nil {
-		return nil, err
-	}
-	work, err := os.MkdirTemp("", "mkrelease-evidence-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(work)
-	for _, d := range []string{"home", "tmp", "venvs"} {
-		if err := os.MkdirAll(filepath.Join(work, d), 0o755); err != nil {
+	defer r.close()
+	for _, s := range runStages() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r.log.Debug("evidence stage", "stage", s.name, "target", o.Target)
+		if err := s.run(r, ctx); err != nil {
 			return nil, err
 		}
 	}
-	verifier := filepath.Join(work, "verifier")
-	verifierHash := ""
+	return r.result, nil
+}
+
+// evidenceRun is the state of one verifier run.
+type evidenceRun struct {
+	o   RunOptions
+	log *slog.Logger
+
+	lanes        []config.Lane    // open
+	names        dist.Names       // open
+	bundlePath   string           // open
+	opened       *bundle.Opened   // open
+	scratch      *workdir.Dir     // prepare
+	work         string           // prepare
+	verifier     string           // prepare
+	verifierHash string           // prepare
+	private      sanitize.Private // prepare
+	started      time.Time        // lanes
+	finished     time.Time        // lanes
+	cases        []evidence.Case  // lanes
+	ms           []evidence.Measurement
+	identityVenv string // lanes: the first lane's virtualenv
+	python       string
+	run          store.Run // records
+	sum          *Summary  // records
+	stage        string    // stage
+	result       *Result   // pack
+}
+
+// runStage is one step of a verifier run.
+type runStage struct {
+	name string
+	run  func(*evidenceRun, context.Context) error
+}
+
+// runStages are the steps of a verifier run, in order.
+func runStages() []runStage {
+	return []runStage{
+		{"open", (*evidenceRun).open},       // the target's bundle, checked, and that it runs here
+		{"prepare", (*evidenceRun).prepare}, // a scratch folder, the verifier sources, what is private
+		{"lanes", (*evidenceRun).runLanes},  // each lane in its own offline virtualenv
+		{"records", (*evidenceRun).records}, // sanitised records, the run identity, every aggregate recomputed
+		{"stage", (*evidenceRun).stageIt},   // the evidence folder, scanned for private values
+		{"pack", (*evidenceRun).packIt},     // the archive, its sidecar and the signed statements
+	}
+}
+
+func (r *evidenceRun) close() {
+	if r.opened != nil {
+		r.opened.Close()
+	}
+	if r.scratch != nil {
+		r.scratch.Remove()
+	}
+}
+
+func (r *evidenceRun) open(ctx context.Context) error {
+	c := r.o.Config
+	var err error
+	if r.lanes, err = selectLanes(c, r.o.Lanes); err != nil {
+		return err
+	}
+	r.names = dist.NamesOf(c.Project.NormalizedName, c.Project.Version)
+	r.bundlePath = filepath.Join(r.o.Dist, r.names.Bundle(r.o.Target))
+	opened, rep, err := bundle.Open(ctx, r.bundlePath)
+	if err != nil {
+		return fmt.Errorf("evidence: %w", err)
+	}
+	r.opened = opened
+	if err := rep.Err(); err != nil {
+		return fmt.Errorf("evidence: the bundle to verify does not check out: %w", err)
+	}
+	return runsHere(opened.Root, r.o.Target)
+}
+
+func (r *evidenceRun) prepare(ctx context.Context) error {
+	// The scratch folder is held while the run lives; the next run removes
+	// the ones a killed run left.
+	scratch, removed, err := workdir.Scratch(scratchPrefix)
+	workdir.LogSwept(r.log, removed, err)
+	if scratch == nil {
+		return err
+	}
+	r.scratch, r.work = scratch, scratch.Path
+	for _, d := range []string{"home", "tmp", "venvs"} {
+		if err := os.MkdirAll(filepath.Join(r.work, d), 0o755); err != nil {
+			return err
+		}
+	}
+	c := r.o.Config
+	r.verifier = filepath.Join(r.work, "verifier")
 	if c.Evidence.Verifier != "" {
 		src := filepath.Join(c.Dir, filepath.FromSlash(c.Evidence.Verifier))
-		if err := treehash.Copy(ctx, src, verifier); err != nil {
-			return nil, fmt.Errorf("evidence: verifier sources: %w", err)
+		if err := treehash.Copy(ctx, src, r.verifier); err != nil {
+			return fmt.Errorf("evidence: verifier sources: %w", err)
 		}
-		sum, err := treehash.Hash(ctx, verifier)
+		sum, err := treehash.Hash(ctx, r.verifier)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		verifierHash = h1Hex(sum.H1)
+		r.verifierHash = h1Hex(sum.H1)
 	}
-	private := sanitize.FromSystem()
-	private.Folders = map[string]string{verifier: "{verifier}", filepath.Join(work, "venvs"): "{venvs}", work: "{work}"}
+	r.private = sanitize.FromSystem()
+	r.private.Folders = map[string]string{r.verifier: "{verifier}", filepath.Join(r.work, "venvs"): "{venvs}", r.work: "{work}"}
+	return nil
+}
 
-	started := time.Now().UTC()
-	var cases []evidence.Case
-	var ms []evidence.Measurement
-	var identityVenv string
-	python := ""
-	for _, l := range lanes {
+func (r *evidenceRun) runLanes(ctx context.Context) error {
+	o, log, work := r.o, r.log, r.work
+	r.started = time.Now().UTC()
+	for _, l := range r.lanes {
 		venv := filepath.Join(work, "venvs", l.Name)
-		log.Info("installing the bundle offline", "lane", l.Name, "bundle", filepath.Base(bundlePath))
-		inst, err := bundle.Install(ctx, opened, bundle.InstallOptions{Venv: venv, Python: o.Python, Getenv: o.Getenv})
+		log.Info("installing the bundle offline", "lane", l.Name, "bundle", filepath.Base(r.bundlePath))
+		inst, err := bundle.Install(ctx, r.opened, bundle.InstallOptions{Venv: venv, Python: o.Python, Getenv: o.Getenv})
 		if err != nil {
-			return nil, fmt.Errorf("evidence: lane %s: %w", l.Name, err)
+			return fmt.Errorf("evidence: lane %s: %w", l.Name, err)
 		}
-		private.Folders[venv] = "{venv}"
-		if identityVenv == "" {
-			identityVenv, python = venv, inst.Python
+		r.private.Folders[venv] = "{venv}"
+		if r.identityVenv == "" {
+			r.identityVenv, r.python = venv, inst.Python
 		}
 		host := ""
 		if o.Getenv != nil {
@@ -167,65 +240,80 @@ func Run(ctx context.Context, o RunOptions) (*Result, error) {
 				"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC",
 				"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
 			},
-			expand: map[string]string{"PYTHON": bundle.VenvPython(venv), "VERIFIER": verifier},
+			expand: map[string]string{"PYTHON": bundle.VenvPython(venv), "VERIFIER": r.verifier},
 			dir:    filepath.Join(work, "run-"+l.Name),
 			log:    func(f string, a ...any) { log.Info(fmt.Sprintf(f, a...)) },
 		}
 		if err := os.MkdirAll(env.dir, 0o755); err != nil {
-			return nil, err
+			return err
 		}
 		switch l.Kind {
 		case config.LaneCases:
 			lc, _, err := runCases(ctx, l, env, filepath.Join(work, l.Name+".cases.jsonl"))
 			if err != nil {
-				return nil, err
+				return err
 			}
-			cases = append(cases, lc...)
+			r.cases = append(r.cases, lc...)
 		case config.LaneCrossover:
-			ms = append(ms, runCrossover(ctx, l, env)...)
+			r.ms = append(r.ms, runCrossover(ctx, l, env)...)
 		}
 	}
-	finished := time.Now().UTC()
+	r.finished = time.Now().UTC()
+	return nil
+}
 
+func (r *evidenceRun) records(ctx context.Context) error {
 	// Everything recorded passes through the sanitiser first.
-	for i := range cases {
-		cases[i].Message = private.String(cases[i].Message)
-		cases[i].ID = private.String(cases[i].ID)
+	for i := range r.cases {
+		r.cases[i].Message = r.private.String(r.cases[i].Message)
+		r.cases[i].ID = r.private.String(r.cases[i].ID)
 	}
-	for i := range ms {
-		ms[i].Error = private.String(ms[i].Error)
+	for i := range r.ms {
+		r.ms[i].Error = r.private.String(r.ms[i].Error)
 	}
-	run, err := identity(ctx, o, opened.Root, identityVenv, python, verifierHash, lanes, private)
+	run, err := identity(ctx, r.o, r.opened.Root, r.identityVenv, r.python, r.verifierHash, r.lanes, r.private)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	runID, err := randomID()
-	if err != nil {
-		return nil, err
+	if run.ID, err = randomID(); err != nil {
+		return err
 	}
-	run.ID = runID
-	sum, err := Recompute(lanes, cases, ms)
-	if err != nil {
-		return nil, err
-	}
+	r.run = run
+	r.sum, err = Recompute(r.lanes, r.cases, r.ms)
+	return err
+}
 
-	stage := filepath.Join(work, "stage", names.EvidenceRoot(o.Target))
-	if err := writeStage(stage, c, o.Target, run, lanes, cases, ms, sum, started, finished); err != nil {
-		return nil, err
+func (r *evidenceRun) stageIt(context.Context) error {
+	r.stage = filepath.Join(r.work, "stage", r.names.EvidenceRoot(r.o.Target))
+	if err := writeStage(r.stage, r.o.Config, r.o.Target, r.run, r.lanes, r.cases, r.ms, r.sum, r.started, r.finished); err != nil {
+		return err
 	}
-	findings, err := private.Scanner().ScanTree(stage)
+	findings, err := r.private.Scanner().ScanTree(r.stage)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(findings) > 0 {
-		return nil, &RefusedError{Findings: findings}
+		return &RefusedError{Findings: findings}
 	}
-	archive, statements, err := pack(ctx, o, stage, run, sum)
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Archive: archive, Statements: statements, Summary: sum}, nil
+	return nil
 }
+
+func (r *evidenceRun) packIt(ctx context.Context) error {
+	archive, statements, err := pack(ctx, r.o, r.stage, r.run, r.sum)
+	if err != nil {
+		return err
+	}
+	r.result = &Result{Archive: archive, Statements: statements, Summary: r.sum}
+	return nil
+}
+
+// scratchPrefix names a verifier run's scratch folder in the temporary
+// folder; checkScratchPrefix a check's. Neither is a prefix of the other,
+// so a run sweeps only what killed runs left, never a live check's.
+const (
+	scratchPrefix      = "mkrelease-evidence-run-"
+	checkScratchPrefix = "mkrelease-evidence-check-"
+)
 
 func selectLanes(c *config.Config, names []string) ([]config.Lane, error) {
 	if len(c.Evidence.Lanes) == 0 {
