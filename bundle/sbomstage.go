@@ -96,7 +96,7 @@ func describe(r *release.Release, target string, keep func(source string) bool) 
 		if !keep(s.Name) {
 			continue
 		}
-		doc.Sources = append(doc.Sources, sbom.Source{Name: s.Name, Kind: s.Kind, Location: s.Location, Commit: s.Commit, SHA256: s.SHA256, Tree: s.Tree})
+		doc.Sources = append(doc.Sources, s)
 	}
 	for _, o := range r.Found.Overlays {
 		if !keep(o.Source) {

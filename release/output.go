@@ -39,9 +39,7 @@ func BuildManifest(r *Release) *dist.Manifest {
 	}
 	m.Config.Files = projectFiles(r.Config)
 	if f := r.Found; f != nil {
-		for _, s := range f.Sources {
-			m.Sources = append(m.Sources, dist.ManifestSource{Name: s.Name, Kind: s.Kind, Location: s.Location, Commit: s.Commit, CommitTime: s.CommitTime, SHA256: s.SHA256, Tree: s.Tree})
-		}
+		m.Sources = append(m.Sources, f.Sources...)
 		for _, o := range f.Overlays {
 			m.Overlays = append(m.Overlays, dist.ManifestOverlay{Name: o.Name, Source: o.Source, Kind: o.Kind, Path: o.Path, Digest: o.Digest, Result: o.Result})
 		}

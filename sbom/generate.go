@@ -15,6 +15,7 @@ import (
 	"github.com/spdx/tools-golang/spdx/v2/common"
 	"github.com/spdx/tools-golang/spdx/v2/v2_3"
 
+	"github.com/mkrelease/mkrelease/internal/pin"
 	"github.com/mkrelease/mkrelease/internal/pyname"
 	"github.com/mkrelease/mkrelease/internal/spdxexpr"
 	"github.com/mkrelease/mkrelease/wheel"
@@ -404,7 +405,7 @@ func (b *builder) wheel(field, kind, target string, p Package, defLicense, defSu
 // reports why it cannot.
 func (b *builder) file(field, nameField string, id common.ElementID, name, sha1, sha256 string) (*v2_3.File, bool) {
 	ok := true
-	if m := checkProjectPath(name); m != "" {
+	if m := pin.CheckProjectPath(name); m != "" {
 		b.fail(member(field, nameField), "%s", m)
 		ok = false
 	}
@@ -447,24 +448,16 @@ func (b *builder) source(field string, s Source) (common.ElementID, bool) {
 		b.fail(member(field, "name"), "a source needs a name")
 		return "", false
 	}
-	version := s.Tree
-	switch s.Kind {
-	case SourceLocal:
-	case SourceGit:
-		if !isHex(s.Commit, 40) && !isHex(s.Commit, 64) {
-			b.fail(member(field, "commit"), "%q is not a full commit id in lower-case hex: a git source is pinned by its commit", s.Commit)
-			ok = false
-		}
-		version = s.Commit
-	case SourceArchive:
-		if !isHex(s.SHA256, 64) {
-			b.fail(member(field, "sha256"), "%q is not a SHA-256 in lower-case hex: an archive source is pinned by its digest", s.SHA256)
-			ok = false
-		}
-	default:
-		b.fail(member(field, "kind"), "%q: want %q, %q or %q", s.Kind, SourceLocal, SourceGit, SourceArchive)
+	kind, known := pin.Lookup(s.Kind)
+	if !known {
+		b.fail(member(field, "kind"), "%q: want %s", s.Kind, pin.Want())
 		return "", false
 	}
+	if f, msg := kind.Check(s); msg != "" {
+		b.fail(member(field, f), "%s", msg)
+		ok = false
+	}
+	version := kind.Version(s)
 	if !isH1(s.Tree) {
 		b.fail(member(field, "tree"), "%q is not an h1: tree hash: pass the tree hash release.lock records", s.Tree)
 		ok = false
@@ -493,8 +486,8 @@ func (b *builder) source(field string, s Source) (common.ElementID, bool) {
 		PackageExternalReferences: []*v2_3.PackageExternalReference{treeRef(s.Tree, "golang.org/x/mod/sumdb/dirhash Hash1 of the pinned tree")},
 		PrimaryPackagePurpose:     "SOURCE",
 	}
-	if s.Kind == SourceArchive {
-		p.PackageChecksums = []common.Checksum{{Algorithm: common.SHA256, Value: s.SHA256}}
+	if _, digest := kind.Resolved(s); digest["sha256"] != "" {
+		p.PackageChecksums = []common.Checksum{{Algorithm: common.SHA256, Value: digest["sha256"]}}
 	}
 	b.addPackage(p)
 	return id, true
@@ -513,7 +506,7 @@ func (b *builder) overlay(field string, o Overlay, sources map[string]common.Ele
 	// src is "" when the source was refused: its own error says why, and
 	// no document is written, so the overlay is still checked.
 	if o.Tree != "" {
-		if m := checkProjectPath(o.Path); m != "" {
+		if m := pin.CheckProjectPath(o.Path); m != "" {
 			b.fail(member(field, "path"), "%s", m)
 			return
 		}

@@ -1,6 +1,10 @@
 package sbom
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/mkrelease/mkrelease/internal/pin"
+)
 
 // Release is everything the SBOM describes; the caller (the bundle stage)
 // fills it.
@@ -91,29 +95,17 @@ type File struct {
 
 // Source kinds, as release.lock writes them.
 const (
-	SourceLocal   = "local"
-	SourceGit     = "git"
-	SourceArchive = "archive"
+	SourceLocal   = pin.LocalName
+	SourceGit     = pin.GitName
+	SourceArchive = pin.ArchiveName
 )
 
-// Source is one pinned source, as release.lock records it.
-type Source struct {
-	// Name is the source's name in release.toml.
-	Name string
-	// Kind is SourceLocal, SourceGit or SourceArchive.
-	Kind string
-	// Location is the project-relative folder (local), the repository URL
-	// or project-relative path (git), or the http(s) URL or
-	// project-relative path (archive).
-	Location string
-	// Commit is the full commit id (git only; required there).
-	Commit string
-	// SHA256 is the hex digest of the archive file (archive only; required
-	// there).
-	SHA256 string
-	// Tree is the "h1:" hash of the pinned tree (required).
-	Tree string
-}
+// Source is one pinned source, as release.lock records it. The document
+// reads its Name, Kind (SourceLocal, SourceGit or SourceArchive), Location,
+// Commit (git only; required there), SHA256 (the archive file's digest;
+// archive only, required there) and Tree (the "h1:" hash of the pinned
+// tree; required); the other fields are ignored.
+type Source = pin.Source
 
 // Overlay is one overlay applied to a source.
 type Overlay struct {

@@ -26,6 +26,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/mkrelease/mkrelease/internal/pin"
 )
 
 // DefaultFile is the configuration file name looked up when none is given.
@@ -234,11 +236,11 @@ type Build struct {
 // SourceKind says where a source comes from.
 type SourceKind string
 
-// The source kinds.
+// The source kinds, by their [pin.Kind] names.
 const (
-	SourceLocal   SourceKind = "local"
-	SourceGit     SourceKind = "git"
-	SourceArchive SourceKind = "archive"
+	SourceLocal   SourceKind = pin.LocalName
+	SourceGit     SourceKind = pin.GitName
+	SourceArchive SourceKind = pin.ArchiveName
 )
 
 // Source is a pinned input tree. Exactly one of Local, Git and Archive is set.

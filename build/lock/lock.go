@@ -39,6 +39,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/internal/pin"
 	"github.com/pelletier/go-toml/v2"
 )
 
@@ -59,20 +60,10 @@ type Lock struct {
 	SHA256 string `toml:"-"`
 }
 
-// Source is the locked identity of one pinned source.
-type Source struct {
-	Name       string `toml:"name"`
-	Kind       string `toml:"kind"`
-	Location   string `toml:"location"`
-	Commit     string `toml:"commit,omitempty"`
-	CommitTime int64  `toml:"commit_time,omitempty"`
-	SHA256     string `toml:"sha256,omitempty"`
-	// Size is an archive's size in bytes (0: not recorded by an older lock).
-	Size            int64    `toml:"size,omitempty"`
-	StripComponents int      `toml:"strip_components,omitempty"`
-	Tree            string   `toml:"tree"`
-	Files           []string `toml:"files,omitempty"`
-}
+// Source is the locked identity of one pinned source: its kind and
+// location, what pins it (commit, archive digest and size) and its tree
+// hash, with every file of a local source.
+type Source = pin.Source
 
 // Overlay is the locked identity of one overlay.
 type Overlay struct {

@@ -53,6 +53,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/extract"
+	"github.com/mkrelease/mkrelease/internal/pin"
 	"github.com/mkrelease/mkrelease/internal/procgroup"
 	"github.com/mkrelease/mkrelease/internal/treehash"
 )
@@ -142,21 +143,36 @@ func (f *Fetcher) logger() *slog.Logger {
 // its parent is created when missing. want is what release.lock records
 // about s.
 func (f *Fetcher) Materialize(ctx context.Context, s config.Source, dst string, want Expected) (Facts, error) {
-	switch s.Kind() {
-	case config.SourceLocal:
-		dir := filepath.Join(f.ProjectDir, filepath.FromSlash(s.Local))
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return Facts{}, &Error{Source: s.Name, Msg: fmt.Sprintf("local folder %s not found", s.Local), Hint: "fix `local` in release.toml"}
-		}
-		if err := treehash.Copy(ctx, dir, dst); err != nil {
-			return Facts{}, &Error{Source: s.Name, Msg: "copy", Err: err}
-		}
-		return Facts{}, nil
-	case config.SourceGit:
-		return f.git(ctx, s, dst)
-	default:
-		return f.archive(ctx, s, dst, want)
+	m, ok := materializers[string(s.Kind())]
+	if !ok {
+		return Facts{}, &Error{Source: s.Name, Msg: fmt.Sprintf("kind %q cannot be materialised: want %s", s.Kind(), pin.Want())}
 	}
+	return m(f, ctx, s, dst, want)
+}
+
+// materializer writes the pinned tree of a source of one kind.
+type materializer func(f *Fetcher, ctx context.Context, s config.Source, dst string, want Expected) (Facts, error)
+
+// materializers holds the materializer of every kind of source, by
+// [pin.Kind] name.
+var materializers = map[string]materializer{
+	pin.LocalName:   (*Fetcher).local,
+	pin.GitName:     (*Fetcher).git,
+	pin.ArchiveName: (*Fetcher).archive,
+}
+
+// --- local ---
+
+// local copies the project folder s.Local.
+func (f *Fetcher) local(ctx context.Context, s config.Source, dst string, _ Expected) (Facts, error) {
+	dir := filepath.Join(f.ProjectDir, filepath.FromSlash(s.Local))
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return Facts{}, &Error{Source: s.Name, Msg: fmt.Sprintf("local folder %s not found", s.Local), Hint: "fix `local` in release.toml"}
+	}
+	if err := treehash.Copy(ctx, dir, dst); err != nil {
+		return Facts{}, &Error{Source: s.Name, Msg: "copy", Err: err}
+	}
+	return Facts{}, nil
 }
 
 // --- git ---
@@ -168,7 +184,7 @@ func (f *Fetcher) gitLocation(s config.Source) string {
 	return filepath.Join(f.ProjectDir, filepath.FromSlash(s.Git))
 }
 
-func (f *Fetcher) git(ctx context.Context, s config.Source, dst string) (Facts, error) {
+func (f *Fetcher) git(ctx context.Context, s config.Source, dst string, _ Expected) (Facts, error) {
 	loc := f.gitLocation(s)
 	key := sha256.Sum256([]byte(loc))
 	repo := filepath.Join(f.CacheDir, "git", hex.EncodeToString(key[:12])+".git")

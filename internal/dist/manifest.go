@@ -1,5 +1,7 @@
 package dist
 
+import "github.com/mkrelease/mkrelease/internal/pin"
+
 // ManifestSchema identifies the manifest.json format.
 const ManifestSchema = "https://mkrelease.dev/schemas/manifest/v1"
 
@@ -46,16 +48,10 @@ type ManifestConfig struct {
 	Files       map[string]string `json:"files_sha256,omitempty"`
 }
 
-// ManifestSource is a pinned source as built.
-type ManifestSource struct {
-	Name       string `json:"name"`
-	Kind       string `json:"kind"`
-	Location   string `json:"location"`
-	Commit     string `json:"commit,omitempty"`
-	CommitTime int64  `json:"commit_time,omitempty"`
-	SHA256     string `json:"sha256,omitempty"`
-	Tree       string `json:"tree"`
-}
+// ManifestSource is a pinned source as built: release.lock's entry, of
+// which manifest.json holds the name, kind, location, commit, commit_time,
+// sha256 and tree.
+type ManifestSource = pin.Source
 
 // ManifestOverlay is an overlay as applied.
 type ManifestOverlay struct {

@@ -15,6 +15,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
+	"github.com/mkrelease/mkrelease/internal/pin"
 	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/release"
 )
@@ -117,16 +119,13 @@ func Provenance(r *release.Release, getenv func(string) string, started, finishe
 			if h, err := provenance.DirHash(src.Tree); err == nil {
 				d.Digest = h
 			}
-			switch src.Kind {
-			case "git":
-				d.URI = "git+" + src.Location + "@" + src.Commit
-				d.Digest["gitCommit"] = src.Commit
-			case "archive":
-				d.URI = src.Location
-				d.Digest["sha256"] = src.SHA256
-			default:
-				d.URI = "file:" + src.Location
+			kind, ok := pin.Lookup(src.Kind)
+			if !ok {
+				kind = pin.Local // a kind this mkrelease does not know: its location, as a file
 			}
+			var digest map[string]string
+			d.URI, digest = kind.Resolved(src)
+			maps.Copy(d.Digest, digest)
 			p.ResolvedDependencies = append(p.ResolvedDependencies, d)
 		}
 		for _, o := range f.Overlays {
