@@ -102,7 +102,7 @@ func demoRelease(t *testing.T, stage string, build ...string) *release.Release {
 			{Name: "arm-fixups", Source: "arm-headers", Targets: []string{"linux-aarch64"}},
 		}}}
 	r := &release.Release{Config: c, Stage: stage, Epoch: 1793491200, Logger: slog.New(slog.DiscardHandler),
-		Notes: "## 2.0\n- first\n", Closures: map[string]*deps.Closure{},
+		Closures: map[string]*deps.Closure{},
 		Found: &lock.Lock{
 			Sources: []lock.Source{{Name: "core", Kind: "local", Location: "src", Tree: h1("core")},
 				{Name: "arm-headers", Kind: "local", Location: "arm", Tree: h1("arm-headers")}},
@@ -113,6 +113,10 @@ func demoRelease(t *testing.T, stage string, build ...string) *release.Release {
 				{Name: "cc", Target: "linux-x86_64", Version: "gcc (Debian 12.2.0-14+deb12u1) 12.2.0"},
 				{Name: "cc", Target: "linux-aarch64", Version: "aarch64-linux-gnu-gcc (Debian 12.2.0-14) 12.2.0"}},
 		}}
+	// The notes stage wrote them; each bundle carries them.
+	if err := os.WriteFile(filepath.Join(stage, dist.NotesFile), []byte("## 2.0\n- first\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tg := range targets {
 		if !slices.Contains(build, tg.Name) {
 			continue

@@ -46,7 +46,6 @@ func (SBOMStage) Run(_ context.Context, r *release.Release) error {
 	if err := atomicfile.WriteFile(filepath.Join(r.Stage, name), data, 0o644); err != nil {
 		return err
 	}
-	r.SBOM = data
 	r.Artifacts.Add(dist.Artifact{Kind: dist.KindSBOM, Path: name, SHA256: checksum.Bytes(data), Size: int64(len(data))})
 	return nil
 }

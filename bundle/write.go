@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -34,7 +35,6 @@ func (Stage) Run(ctx context.Context, r *release.Release) error {
 	if err != nil {
 		return err
 	}
-	r.Notes = n
 	if err := atomicfile.WriteFile(filepath.Join(r.Stage, dist.NotesFile), []byte(n), 0o644); err != nil {
 		return err
 	}
@@ -96,7 +96,13 @@ func writeBundle(ctx context.Context, r *release.Release, target string, cl *dep
 	for _, p := range licPaths {
 		addData(p, lic[p], 0o644)
 	}
-	addData(dist.NotesFile, []byte(r.Notes), 0o644)
+	// The notes as the notes stage wrote them: every bundle carries the
+	// release's file, not a copy kept on the side.
+	notes, err := os.ReadFile(filepath.Join(r.Stage, dist.NotesFile))
+	if err != nil {
+		return fmt.Errorf("bundle %s: release notes: %w", file, err)
+	}
+	addData(dist.NotesFile, notes, 0o644)
 	doc, err := InstallDoc(docs)
 	if err != nil {
 		return err

@@ -52,12 +52,8 @@ type Release struct {
 	// tree with its overlays applied. Build steps run there.
 	Workspaces map[string]string
 	// Closures maps each target to its dependency closure (set by the
-	// closure stage); SBOM is the release's SPDX document (set by the SBOM
-	// stage; each bundle carries its own target's instead).
+	// closure stage).
 	Closures map[string]*deps.Closure
-	SBOM     []byte
-	// Notes are the release notes of this version (set by the bundle stage).
-	Notes string
 
 	// Actions records every build action of the run, in order.
 	Actions []ActionRecord
