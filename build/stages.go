@@ -51,6 +51,10 @@ func (s SourcesStage) Run(ctx context.Context, r *release.Release) error {
 type CompileStage struct {
 	// Sandbox configures the executor (the bubblewrap binary).
 	Sandbox executor.Options
+	// Remote, when set, is a shared action cache read on a local miss and,
+	// with RemoteUpload, written after each action that ran here.
+	Remote       RemoteCache
+	RemoteUpload bool
 }
 
 // BinDir is the folder of the output tree holding build outputs by target.
@@ -71,12 +75,17 @@ func (s CompileStage) Run(ctx context.Context, r *release.Release) error {
 			"network_isolated", sb.Network, "reason", sb.Reason)
 	}
 	cache := &actioncache.Cache{Dir: r.CacheDir}
+	var rm *remote
+	if s.Remote != nil {
+		rm = &remote{cache: s.Remote, upload: s.RemoteUpload, log: r.Logger}
+		r.Logger.Info("using a remote action cache", "url", s.Remote.String(), "upload", s.RemoteUpload)
+	}
 	for _, t := range r.Targets {
 		for _, step := range r.Config.Build.Steps {
 			if !step.AppliesTo(t.Name) {
 				continue
 			}
-			rec, err := runStep(ctx, r, exe, cache, t, step)
+			rec, err := runStep(ctx, r, exe, cache, rm, t, step)
 			if err != nil {
 				return err
 			}
@@ -139,7 +148,7 @@ func Action(r *release.Release, t config.Target, step config.Step) executor.Acti
 	}
 }
 
-func runStep(ctx context.Context, r *release.Release, exe *executor.Executor, cache *actioncache.Cache, t config.Target, step config.Step) (release.ActionRecord, error) {
+func runStep(ctx context.Context, r *release.Release, exe *executor.Executor, cache *actioncache.Cache, rm *remote, t config.Target, step config.Step) (release.ActionRecord, error) {
 	a := Action(r, t, step)
 	key := a.Key()
 	rec := release.ActionRecord{Step: step.Name, Target: t.Name, Key: key}
@@ -162,6 +171,18 @@ func runStep(ctx context.Context, r *release.Release, exe *executor.Executor, ca
 			rec.Rebuilt = true
 		case !errors.Is(err, actioncache.ErrMiss):
 			return rec, fmt.Errorf("step %s [%s]: %w", step.Name, t.Name, err) // e.g. *actioncache.WriteError: the entry is kept
+		}
+		if rm.usable() {
+			e, err := rm.fetch(ctx, cache, key, t, step, dst, &rec, log)
+			if err != nil {
+				return rec, err
+			}
+			if e != nil {
+				rec.Cached, rec.Remote, rec.Rebuilt = true, true, false
+				log.Info("action cached", "key", key[:12], "from", rm.cache.String())
+				register(r, t.Name, step.Name, e)
+				return rec, nil
+			}
 		}
 	}
 	run := filepath.Join(r.Scratch, "actions", key[:16])
@@ -196,6 +217,9 @@ func runStep(ctx context.Context, r *release.Release, exe *executor.Executor, ca
 		return rec, fmt.Errorf("step %s [%s]: reading back its cache entry: %w", step.Name, t.Name, err)
 	}
 	log.Info("action done", "took", res.Duration.Round(time.Millisecond))
+	if rm.usable() && rm.upload {
+		rm.put(ctx, cache, e, rec.RemoteRejected, log)
+	}
 	register(r, t.Name, step.Name, e)
 	return rec, nil
 }

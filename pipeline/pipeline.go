@@ -42,6 +42,10 @@ type BuildOptions struct {
 	Getenv func(string) string
 	// Sandbox configures the build steps' sandbox.
 	Sandbox executor.Options
+	// Remote, when set, is a shared action cache read on a local miss and,
+	// with RemoteUpload, written after each action that ran.
+	Remote       build.RemoteCache
+	RemoteUpload bool
 }
 
 func (o BuildOptions) logger() *slog.Logger {
@@ -100,7 +104,7 @@ func Build(ctx context.Context, o BuildOptions) (*release.Release, error) {
 		}
 	}()
 	sign := attest.Stage{Signer: o.Signer, Started: time.Now(), Getenv: o.Getenv}
-	if err := Run(ctx, r, BuildStages(o.Relock, build.CompileStage{Sandbox: o.Sandbox}, sign)); err != nil {
+	if err := Run(ctx, r, BuildStages(o.Relock, build.CompileStage{Sandbox: o.Sandbox, Remote: o.Remote, RemoteUpload: o.RemoteUpload}, sign)); err != nil {
 		return nil, err
 	}
 	return r, nil

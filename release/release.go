@@ -72,4 +72,9 @@ type ActionRecord struct {
 	Seconds  float64       `json:"seconds"`
 	// Rebuilt says a damaged cache entry was discarded and the action rerun.
 	Rebuilt bool `json:"rebuilt_corrupt_entry,omitempty"`
+	// Remote says the outputs came from the remote action cache (Cached
+	// is set too); RemoteRejected that the remote cache's entry failed a
+	// check and the action ran here instead.
+	Remote         bool `json:"remote,omitempty"`
+	RemoteRejected bool `json:"remote_rejected,omitempty"`
 }

@@ -27,6 +27,11 @@
 // read-only or failing device) is the build's fault: Restore returns a
 // [*WriteError] naming the destination and the remedy, and keeps the entry.
 // In every failing case nothing Restore wrote is left in the destination.
+//
+// An entry from elsewhere (a shared remote cache) enters only through
+// [Cache.Import], which makes the same checks on its record and re-hashes
+// every file as it is downloaded; builds then restore it from the local
+// cache like any other.
 package actioncache
 
 import (
@@ -574,4 +579,189 @@ func writeSynced(name string, data []byte) error {
 		return err
 	}
 	return f.Close()
+}
+
+// MaxEntrySize bounds an entry record read from outside the local cache
+// (a remote cache's action entry): a larger one is refused unread.
+const MaxEntrySize = 1 << 20
+
+// Fetch writes the bytes of one output, as another store holds them, to w.
+// [Cache.Import] hashes and counts what it writes; Fetch need not.
+type Fetch func(o Output, w io.Writer) error
+
+// FetchError reports that [Cache.Import] could not get an output's bytes
+// from where they are kept (the server, not the entry, failed).
+type FetchError struct {
+	Key  string
+	Path string
+	Err  error
+}
+
+// Error names the entry and the output.
+func (e *FetchError) Error() string {
+	return fmt.Sprintf("fetching output %s of action %s: %v", e.Path, e.Key, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *FetchError) Unwrap() error { return e.Err }
+
+// Import stores an entry that comes from outside the local cache (data is
+// its record, as [Cache.Put] writes entry.json; fetch gets each output's
+// bytes) as the local entry for key, after the checks [Cache.Restore]
+// makes: the record parses strictly, names key, step and target, lists
+// exactly the declared outputs with canonical paths, 0644 or 0755 modes
+// and sha256 digests, and every file fetched has the recorded size and
+// sha256 (it is hashed as it is written, and a longer one is cut off one
+// byte past the recorded size). An entry failing a check is a
+// [*CorruptError] and nothing is stored; a fetch that fails is a
+// [*FetchError]. An existing local entry for key is left as it is. The
+// caller then restores the entry with [Cache.Restore], which checks it
+// again.
+func (c *Cache) Import(key, step, target string, outputs []string, data []byte, fetch Fetch) (*Entry, error) {
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
+	declared, err := canonicalOutputs(outputs)
+	if err != nil {
+		return nil, fmt.Errorf("import step %s [%s]: %w", step, target, err)
+	}
+	corrupt := func(reason string) (*Entry, error) {
+		return nil, &CorruptError{Key: key, Reason: reason}
+	}
+	if len(data) > MaxEntrySize {
+		return corrupt(fmt.Sprintf("the record is %d bytes, more than %d", len(data), MaxEntrySize))
+	}
+	var e Entry
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		return corrupt("unreadable record: " + err.Error())
+	}
+	if dec.Decode(&struct{}{}) != io.EOF {
+		return corrupt("the record holds more than one JSON value")
+	}
+	if e.Outputs == nil {
+		e.Outputs = []Output{}
+	}
+	if reason := e.check(key, step, target, declared); reason != "" {
+		return corrupt(reason)
+	}
+	final := c.entryDir(key)
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		return nil, fmt.Errorf("write action cache: %w", err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(final), ".tmp-"+key[:8]+"-*")
+	if err != nil {
+		return nil, fmt.Errorf("write action cache: %w", err)
+	}
+	defer os.RemoveAll(tmp) // no-op after the rename
+	for _, o := range e.Outputs {
+		reason, err := importOutput(key, filepath.Join(tmp, "out", filepath.FromSlash(o.Path)), o, fetch)
+		if err != nil {
+			return nil, err
+		}
+		if reason != "" {
+			return corrupt(reason)
+		}
+	}
+	if err := writeSynced(filepath.Join(tmp, "log.txt"), []byte("(restored from another cache: the action's output is not kept there)\n")); err != nil {
+		return nil, fmt.Errorf("write action cache: %w", err)
+	}
+	rec, err := json.MarshalIndent(&e, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := writeSynced(filepath.Join(tmp, "entry.json"), append(rec, '\n')); err != nil {
+		return nil, fmt.Errorf("write action cache: %w", err)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		if _, serr := os.Stat(filepath.Join(final, "entry.json")); serr == nil {
+			return &e, nil // another run stored it first
+		}
+		return nil, fmt.Errorf("write action cache: %w", err)
+	}
+	if err := atomicfile.SyncDir(filepath.Dir(final)); err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+// importOutput fetches one output into to, hashing it, and returns why it
+// does not match its record ("" when it does).
+func importOutput(key, to string, o Output, fetch Fetch) (reason string, err error) {
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return "", fmt.Errorf("write action cache: %w", err)
+	}
+	f, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("write action cache: %w", err)
+	}
+	h := sha256.New()
+	lw := &limitWriter{w: io.MultiWriter(f, h), left: o.Size + 1}
+	ferr := fetch(o, lw)
+	werr := lw.err
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(to, o.Mode)
+	}
+	n := o.Size + 1 - lw.left
+	switch sum := hex.EncodeToString(h.Sum(nil)); {
+	case werr != nil && !errors.Is(werr, errTooLong):
+		return "", fmt.Errorf("write action cache: %w", werr)
+	case n > o.Size:
+		return fmt.Sprintf("%s: more than the recorded %d bytes", o.Path, o.Size), nil
+	case ferr != nil:
+		return "", &FetchError{Key: key, Path: o.Path, Err: ferr}
+	case n < o.Size:
+		return fmt.Sprintf("%s: %d bytes, recorded %d", o.Path, n, o.Size), nil
+	case sum != o.SHA256:
+		return fmt.Sprintf("%s: sha256 %s, recorded %s", o.Path, sum, o.SHA256), nil
+	}
+	return "", nil
+}
+
+var errTooLong = errors.New("more bytes than recorded")
+
+// limitWriter passes on at most left bytes and fails the write that would
+// pass more, so that an oversized download stops.
+type limitWriter struct {
+	w    io.Writer
+	left int64
+	err  error
+}
+
+func (l *limitWriter) Write(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	cut := false
+	if int64(len(p)) > l.left {
+		p, cut = p[:l.left], true
+	}
+	n, err := l.w.Write(p)
+	l.left -= int64(n)
+	if err == nil && cut {
+		err = errTooLong
+	}
+	l.err = err
+	return n, err
+}
+
+// Open opens the stored file of output o of the entry for key, for
+// uploading it elsewhere. The caller closes it; its bytes are what Put
+// recorded unless the local cache was damaged since, which the reader
+// (Import, elsewhere) detects.
+func (c *Cache) Open(key string, o Output) (*os.File, error) {
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
+	if !canonical(o.Path) {
+		return nil, fmt.Errorf("output path %q is not a canonical relative path", o.Path)
+	}
+	return os.Open(filepath.Join(c.entryDir(key), "out", filepath.FromSlash(o.Path)))
 }

@@ -57,6 +57,8 @@ type Config struct {
 	Policy Policy `toml:"policy"`
 	// Publish says where releases are published.
 	Publish Publish `toml:"publish"`
+	// Cache configures the shared remote action cache.
+	Cache Cache `toml:"cache"`
 
 	// File is the path of release.toml as the user named it (for messages).
 	File string `toml:"-"`
@@ -166,6 +168,26 @@ type Publish struct {
 	// To is the channel: a folder (relative to release.toml) or a file://
 	// URL.
 	To string `toml:"to"`
+}
+
+// Cache configures the remote action cache shared by builds on several
+// machines (package remotecache). Credentials never go here: Remote may not
+// hold user:password@, and a token comes from the environment variable
+// RemoteTokenEnv names, or basic authentication from a netrc file ($NETRC,
+// else ~/.netrc) entry of the URL's host.
+type Cache struct {
+	// Remote is the cache's base URL, http:// or https://, speaking the
+	// Bazel HTTP remote cache protocol (/ac/ and /cas/ below it). Empty: no
+	// remote cache (--remote-cache sets one for a run).
+	Remote string `toml:"remote"`
+	// RemoteTokenEnv names an environment variable whose value is sent as
+	// a bearer token.
+	RemoteTokenEnv string `toml:"remote_token_env"`
+	// RemoteTimeout bounds each request to the remote cache (default 60s).
+	RemoteTimeout Duration `toml:"remote_timeout"`
+	// RemoteUpload, when false, only reads the remote cache (default
+	// true; --remote-cache-upload overrides it).
+	RemoteUpload *bool `toml:"remote_upload"`
 }
 
 // Lane kinds.

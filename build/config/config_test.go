@@ -91,6 +91,23 @@ var badConfigs = []struct {
 	{"policy file not rego", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[policy]\nfiles = [\"extra.txt\"]\n", "33:10", "is not a .rego file"},
 	{"publish to a web URL", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[publish]\nto = \"https://example.invalid/\"\n", "33:6", "unsupported channel"},
 	{"epoch before 1980", "source_date_epoch = 1793491200", "source_date_epoch = 1000", "6:21", "before 1980"},
+	{"remote cache not http", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\nremote = \"ftp://cache.example.invalid/x\"\n", "33:10", "not an http:// or https:// URL"},
+	{"remote cache with credentials", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\nremote = \"https://ci:s3cret@cache.example.invalid/x\"\n", "33:10", "holds credentials"},
+	{"remote cache with a query", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\nremote = \"https://cache.example.invalid/x?token=1\"\n", "33:10", "query or fragment"},
+	{"remote cache token env not a name", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\nremote = \"https://cache.example.invalid/x\"\nremote_token_env = \"$TOKEN\"\n", "34:20", "not an environment variable name"},
+	{"remote cache unknown key", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\nremote = \"https://cache.example.invalid/x\"\ntoken = \"s3cret\"\n", "34:1", "unknown key"},
+}
+
+func TestParseCache(t *testing.T) {
+	src := validTOML + "\n[cache]\nremote = \"http://127.0.0.1:9090/mk\"\nremote_token_env = \"CACHE_TOKEN\"\nremote_timeout = \"5s\"\nremote_upload = false\n"
+	c, err := Parse("release.toml", "/p", []byte(src))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if c.Cache.Remote != "http://127.0.0.1:9090/mk" || c.Cache.RemoteTokenEnv != "CACHE_TOKEN" ||
+		c.Cache.RemoteTimeout.Seconds() != 5 || c.Cache.RemoteUpload == nil || *c.Cache.RemoteUpload {
+		t.Errorf("cache = %+v", c.Cache)
+	}
 }
 
 func TestParseRefusesWithPosition(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mkrelease/mkrelease/build/executor"
+	"github.com/mkrelease/mkrelease/build/remotecache"
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pep508"
@@ -177,6 +178,7 @@ func (v *validator) config(c *Config) {
 
 	v.evidence(&c.Evidence)
 	v.policy(&c.Policy)
+	v.cache(&c.Cache)
 	if to := c.Publish.To; to != "" && !strings.HasPrefix(to, "file://") {
 		if strings.Contains(to, "://") {
 			v.errorf("publish.to", `a folder, or a file:// URL`, "unsupported channel %q", to)
@@ -729,6 +731,17 @@ func (v *validator) evidence(e *Evidence) {
 		if l.CaseTimeout.Duration == 0 {
 			l.CaseTimeout.Duration = 2 * time.Minute
 		}
+	}
+}
+
+func (v *validator) cache(c *Cache) {
+	if c.Remote != "" {
+		if err := remotecache.CheckURL(c.Remote); err != nil {
+			v.errorf("cache.remote", `a Bazel HTTP remote cache, e.g. remote = "https://cache.example.org/mkrelease"; credentials come from remote_token_env or a netrc file`, "%v", err)
+		}
+	}
+	if c.RemoteTokenEnv != "" && !envKeyRE.MatchString(c.RemoteTokenEnv) {
+		v.errorf("cache.remote_token_env", `the name of an environment variable holding the token, e.g. remote_token_env = "MKRELEASE_CACHE_TOKEN"`, "%q is not an environment variable name", c.RemoteTokenEnv)
 	}
 }
 

@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/executor"
+	"github.com/mkrelease/mkrelease/build/remotecache"
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/pipeline"
 	"github.com/mkrelease/mkrelease/release"
@@ -23,6 +26,12 @@ type BuildOptions struct {
 	NoCache bool
 	JSON    bool
 	Key     string
+	// RemoteCache is --remote-cache (default: [cache] remote);
+	// RemoteUpload is --remote-cache-upload, which counts only when
+	// RemoteUploadSet (default: [cache] remote_upload, else true).
+	RemoteCache     string
+	RemoteUpload    bool
+	RemoteUploadSet bool
 	// session is the invocation's, when build is a stage of release.
 	session *session
 }
@@ -40,9 +49,11 @@ the digest of its inputs. The output folder is replaced in one step at the end:
 a failed build leaves the previous output as it was.`,
 		Example: `  mkrelease build
   mkrelease build --target linux-x86_64 --out dist-x86
-  mkrelease build --no-cache --json`,
+  mkrelease build --no-cache --json
+  mkrelease build --remote-cache https://cache.example.org/mkrelease --remote-cache-upload=false`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.RemoteUploadSet = cmd.Flags().Changed("remote-cache-upload")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -52,6 +63,7 @@ a failed build leaves the previous output as it was.`,
 	cmd.Flags().StringArrayVarP(&opts.Targets, "target", "t", nil, "build only this target (repeatable; default: all)")
 	cmd.Flags().StringVarP(&opts.Out, "out", "o", "dist", "output folder (replaced as a whole)")
 	cmd.Flags().BoolVar(&opts.NoCache, "no-cache", false, "run every action even when cached")
+	addRemoteCacheFlags(cmd, &opts.RemoteCache, &opts.RemoteUpload)
 	cmd.Flags().StringVar(&opts.Key, "key", "", "signing key URI for the provenance (default: [signing] key, else the local development key)")
 	addJSONFlag(cmd, &opts.JSON)
 	return cmd
@@ -69,6 +81,8 @@ type buildReport struct {
 	ActionsTotal    int                    `json:"actions_total"`
 	ActionsRun      int                    `json:"actions_run"`
 	ActionsCached   int                    `json:"actions_cached"`
+	RemoteCache     string                 `json:"remote_cache,omitempty"`
+	ActionsRemote   int                    `json:"actions_remote"`
 	Actions         []release.ActionRecord `json:"actions"`
 	Artifacts       []reportArtifact       `json:"artifacts"`
 }
@@ -122,16 +136,24 @@ func buildRun(ctx context.Context, o *BuildOptions) error {
 	if err != nil {
 		return err
 	}
+	remote, upload, err := remoteCache(o, cfg, log)
+	if err != nil {
+		return err
+	}
 	signer, err := s.signingKey(ctx, o.Key)
 	if err != nil {
 		return err
 	}
 	log.Info("building", "project", cfg.Project.NormalizedName, "version", cfg.Project.Version, "targets", strings.Join(names(targets), ","))
-	r, err := pipeline.Build(ctx, pipeline.BuildOptions{
+	bo := pipeline.BuildOptions{
 		Config: cfg, Lock: l, LockFile: g.lockPath(), Relock: g.relockCommand(), Targets: targets,
 		Out: o.Out, CacheDir: cache, NoCache: o.NoCache, Logger: log, Signer: signer, Getenv: o.Factory.Getenv,
 		Sandbox: sandboxOptions(o.Factory),
-	})
+	}
+	if remote != nil {
+		bo.Remote, bo.RemoteUpload = remote, upload
+	}
+	r, err := pipeline.Build(ctx, bo)
 	if err != nil {
 		return err
 	}
@@ -139,12 +161,16 @@ func buildRun(ctx context.Context, o *BuildOptions) error {
 		Project: cfg.Project.NormalizedName, Version: cfg.Project.Version, Out: o.Out, Targets: names(targets),
 		Sandboxed: r.Sandbox.Isolated, Sandbox: r.Sandbox.Name, NetworkIsolated: r.Sandbox.Network, IsolationNote: r.Sandbox.Reason,
 		Actions:      r.Actions,
+		RemoteCache:  remoteURL(remote),
 		ActionsTotal: len(r.Actions), Artifacts: []reportArtifact{},
 	}
 	if rep.Actions == nil {
 		rep.Actions = []release.ActionRecord{}
 	}
 	for _, a := range r.Actions {
+		if a.Remote {
+			rep.ActionsRemote++
+		}
 		if a.Cached {
 			rep.ActionsCached++
 		} else {
@@ -166,10 +192,68 @@ func buildRun(ctx context.Context, o *BuildOptions) error {
 	return nil
 }
 
+// addRemoteCacheFlags declares --remote-cache and --remote-cache-upload.
+func addRemoteCacheFlags(cmd *cobra.Command, url *string, upload *bool) {
+	cmd.Flags().StringVar(url, "remote-cache", "", "shared action cache, a Bazel HTTP remote cache base URL (default: [cache] remote)")
+	cmd.Flags().BoolVar(upload, "remote-cache-upload", true, "upload the actions run here to the remote cache (=false: read only; unset: [cache] remote_upload)")
+}
+
+// remoteCache returns the client of the run's remote action cache (nil
+// when there is none) and whether to upload to it. The URL comes from
+// --remote-cache or [cache] remote; a token from the variable [cache]
+// remote_token_env names, else basic authentication from the netrc file
+// ($NETRC, else ~/.netrc) entry of the URL's host.
+func remoteCache(o *BuildOptions, cfg *config.Config, log *slog.Logger) (*remotecache.Client, bool, error) {
+	u := o.RemoteCache
+	if u != "" {
+		if err := remotecache.CheckURL(u); err != nil {
+			return nil, false, usageErrorf("--remote-cache: %v", err)
+		}
+	} else {
+		u = cfg.Cache.Remote
+	}
+	if u == "" {
+		return nil, false, nil
+	}
+	upload := true
+	switch {
+	case o.RemoteUploadSet:
+		upload = o.RemoteUpload
+	case cfg.Cache.RemoteUpload != nil:
+		upload = *cfg.Cache.RemoteUpload
+	}
+	f := o.Factory
+	opts := remotecache.Options{URL: u, Timeout: cfg.Cache.RemoteTimeout.Duration}
+	if name := cfg.Cache.RemoteTokenEnv; name != "" {
+		if opts.Token = f.Getenv(name); opts.Token == "" {
+			log.Warn("the remote cache token variable is not set; using the remote cache without a token", "variable", name, "url", u)
+		}
+	}
+	if opts.Token == "" {
+		home := f.Getenv("HOME")
+		if home == "" {
+			home, _ = os.UserHomeDir()
+		}
+		opts.Netrc = remotecache.NetrcFile(f.Getenv, home)
+	}
+	c, err := remotecache.New(opts)
+	if err != nil {
+		return nil, false, err
+	}
+	return c, upload, nil
+}
+
 // sandboxOptions configures the build steps' sandbox: MKRELEASE_BWRAP names
 // the bubblewrap binary (default: bwrap on PATH).
 func sandboxOptions(f *Factory) executor.Options {
 	return executor.Options{Bwrap: f.Getenv("MKRELEASE_BWRAP")}
+}
+
+func remoteURL(c *remotecache.Client) string {
+	if c == nil {
+		return ""
+	}
+	return c.String()
 }
 
 func names(ts []config.Target) []string {

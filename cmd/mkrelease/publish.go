@@ -232,6 +232,10 @@ type ReleaseOptions struct {
 	Publish PublishOptions
 	Python  string
 	NoCache bool
+	// RemoteCache, RemoteUpload and RemoteUploadSet are build's.
+	RemoteCache     string
+	RemoteUpload    bool
+	RemoteUploadSet bool
 }
 
 // NewCmdRelease runs build, evidence run and publish.
@@ -251,6 +255,7 @@ refuse, with every reason.`,
   mkrelease release --to /srv/channel --key release.pub`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.RemoteUploadSet = cmd.Flags().Changed("remote-cache-upload")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -261,6 +266,7 @@ refuse, with every reason.`,
 	cmd.Flags().StringArrayVarP(&opts.Publish.Targets, "target", "t", nil, "release this target (repeatable; default: every target whose evidence can be run here)")
 	cmd.Flags().StringVar(&opts.Python, "python", "", "interpreter for the evidence virtualenvs (default: the newest supported one found)")
 	cmd.Flags().BoolVar(&opts.NoCache, "no-cache", false, "run every build action even when cached")
+	addRemoteCacheFlags(cmd, &opts.RemoteCache, &opts.RemoteUpload)
 	return cmd
 }
 
@@ -271,7 +277,8 @@ func releaseRun(ctx context.Context, o *ReleaseOptions) error {
 	s := newSession(p.Factory, p.Global)
 	p.session = s
 	log := s.log
-	if err := buildRun(ctx, &BuildOptions{Factory: p.Factory, Global: p.Global, Targets: p.Targets, Out: p.Dist, NoCache: o.NoCache, Key: p.SignKey, session: s}); err != nil {
+	if err := buildRun(ctx, &BuildOptions{Factory: p.Factory, Global: p.Global, Targets: p.Targets, Out: p.Dist, NoCache: o.NoCache, Key: p.SignKey, session: s,
+		RemoteCache: o.RemoteCache, RemoteUpload: o.RemoteUpload, RemoteUploadSet: o.RemoteUploadSet}); err != nil {
 		return err
 	}
 	err := evidenceRun(ctx, &EvidenceRunOptions{Factory: p.Factory, Global: p.Global, Targets: p.Targets, Dist: p.Dist, Python: o.Python, Key: p.SignKey, session: s})

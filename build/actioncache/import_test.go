@@ -1,0 +1,172 @@
+package actioncache
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// remoteSample is the sample entry as another cache holds it: its record
+// and its blobs by sha256.
+func remoteSample(t *testing.T) (Entry, map[string][]byte) {
+	t.Helper()
+	src, e := putSample(t)
+	blobs := map[string][]byte{}
+	for _, o := range e.Outputs {
+		f, err := src.Open(key, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		blobs[o.SHA256] = b
+	}
+	return *e, blobs
+}
+
+func fetchFrom(blobs map[string][]byte) Fetch {
+	return func(o Output, w io.Writer) error {
+		b, ok := blobs[o.SHA256]
+		if !ok {
+			return ErrMiss
+		}
+		_, err := w.Write(b)
+		return err
+	}
+}
+
+func record(t *testing.T, e Entry) []byte {
+	t.Helper()
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestImportRestore(t *testing.T) {
+	e, blobs := remoteSample(t)
+	c := &Cache{Dir: t.TempDir()}
+	if _, err := c.Import(key, step, target, declared, record(t, e), fetchFrom(blobs)); err != nil {
+		t.Fatal(err)
+	}
+	dst := t.TempDir()
+	got, err := c.Restore(key, step, target, declared, dst)
+	if err != nil {
+		t.Fatalf("Restore of an imported entry: %v", err)
+	}
+	if len(got.Outputs) != 2 {
+		t.Fatalf("entry = %+v", got)
+	}
+	if st, err := os.Stat(filepath.Join(dst, "tool")); err != nil || st.Mode() != 0o755 {
+		t.Errorf("tool: %v %v", st, err)
+	}
+}
+
+// Whatever is wrong with an entry from elsewhere is a *CorruptError, and
+// nothing reaches the local cache: the next Restore is a miss.
+func TestImportRefuses(t *testing.T) {
+	e, blobs := remoteSample(t)
+	sha := func(p string) string { return output(t, &e, p).SHA256 }
+	for _, tc := range []struct {
+		name   string
+		data   func() []byte
+		fetch  Fetch
+		reason string
+	}{
+		{"tampered blob", func() []byte { return record(t, e) }, func(o Output, w io.Writer) error {
+			b := append([]byte(nil), blobs[o.SHA256]...)
+			b[0] ^= 1
+			_, err := w.Write(b)
+			return err
+		}, ": sha256 "},
+		{"longer blob", func() []byte { return record(t, e) }, func(o Output, w io.Writer) error {
+			_, err := w.Write(append(append([]byte(nil), blobs[o.SHA256]...), strings.Repeat("x", 1<<20)...))
+			return err
+		}, "more than the recorded"},
+		{"shorter blob", func() []byte { return record(t, e) }, func(o Output, w io.Writer) error {
+			_, err := w.Write(blobs[o.SHA256][:1])
+			return err
+		}, "bytes, recorded"},
+		{"undeclared output", func() []byte {
+			x := e
+			x.Outputs = append(append([]Output(nil), e.Outputs...), Output{Path: "extra", Mode: 0o644, SHA256: sha("tool"), Size: 1})
+			return record(t, x)
+		}, fetchFrom(blobs), "output(s) the step does not declare: extra"},
+		{"missing output", func() []byte {
+			x := e
+			x.Outputs = e.Outputs[:1]
+			return record(t, x)
+		}, fetchFrom(blobs), "declared output(s) not in the entry: tool"},
+		{"path escape", func() []byte {
+			x := e
+			x.Outputs = append([]Output(nil), e.Outputs...)
+			x.Outputs[1].Path = "../tool"
+			return record(t, x)
+		}, fetchFrom(blobs), "not a canonical relative path"},
+		{"other step", func() []byte {
+			x := e
+			x.Step = "other"
+			return record(t, x)
+		}, fetchFrom(blobs), `names step "other"`},
+		{"other key", func() []byte {
+			x := e
+			x.Key = strings.Repeat("f", 64)
+			return record(t, x)
+		}, fetchFrom(blobs), "names key"},
+		{"bad mode", func() []byte {
+			x := e
+			x.Outputs = append([]Output(nil), e.Outputs...)
+			x.Outputs[1].Mode = 0o4755
+			return record(t, x)
+		}, fetchFrom(blobs), "not 0644 or 0755"},
+		{"unknown field", func() []byte {
+			return []byte(strings.Replace(string(record(t, e)), `"key"`, `"log":"x","key"`, 1))
+		}, fetchFrom(blobs), "unknown field"},
+		{"two values", func() []byte { return append(record(t, e), []byte("{}")...) }, fetchFrom(blobs), "more than one JSON value"},
+		{"not JSON", func() []byte { return []byte("<html>") }, fetchFrom(blobs), "unreadable record"},
+		{"too large", func() []byte { return make([]byte, MaxEntrySize+1) }, fetchFrom(blobs), "more than"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Cache{Dir: t.TempDir()}
+			_, err := c.Import(key, step, target, declared, tc.data(), tc.fetch)
+			var ce *CorruptError
+			if !errors.As(err, &ce) || !strings.Contains(ce.Reason, tc.reason) {
+				t.Fatalf("Import = %v, want a CorruptError with %q", err, tc.reason)
+			}
+			if _, err := c.Restore(key, step, target, declared, t.TempDir()); !errors.Is(err, ErrMiss) {
+				t.Errorf("Restore after a refused import = %v, want ErrMiss", err)
+			}
+			if dir := filepath.Join(c.Dir, "actions", key[:2]); exists(dir) {
+				if left := filesIn(t, dir); len(left) != 0 {
+					t.Errorf("left in the cache: %v", left)
+				}
+			}
+		})
+	}
+}
+
+// A fetch that fails is a *FetchError (the server's fault, not the
+// entry's), and nothing is stored.
+func TestImportFetchError(t *testing.T) {
+	e, _ := remoteSample(t)
+	c := &Cache{Dir: t.TempDir()}
+	down := errors.New("connection refused")
+	_, err := c.Import(key, step, target, declared, record(t, e), func(Output, io.Writer) error { return down })
+	var fe *FetchError
+	if !errors.As(err, &fe) || !errors.Is(err, down) {
+		t.Fatalf("Import = %v, want a FetchError", err)
+	}
+	if _, err := c.Restore(key, step, target, declared, t.TempDir()); !errors.Is(err, ErrMiss) {
+		t.Errorf("Restore = %v, want ErrMiss", err)
+	}
+}
+
+func exists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
+}

@@ -1,0 +1,442 @@
+// Package remotecache is a client of a shared action cache spoken to
+// through the Bazel HTTP remote cache protocol: GET, PUT and HEAD on
+// BASE/ac/<action key> (an action's record) and BASE/cas/<sha256> (a file,
+// under the sha256 of its bytes). Servers that speak it include
+// bazel-remote, BuildBuddy and any WebDAV server accepting PUT, such as
+// nginx with dav_methods PUT.
+//
+// The record stored under /ac/ is mkrelease's own JSON (the key, step and
+// target, and each output's path, size, mode and sha256), not Bazel's
+// ActionResult protobuf: nginx and other WebDAV stores keep any bytes,
+// while bazel-remote keeps them only when run with its action cache
+// validation off (--disable_http_ac_validation).
+//
+// The client trusts nothing: it only moves bytes, bounded in size and
+// time. Checking what it downloads (every blob re-hashed, the record
+// listing exactly the declared outputs) is [actioncache.Cache.Import]'s
+// work. A missing key is an error wrapping [actioncache.ErrMiss]; every
+// other failure (the server down, slow or answering an error status) is an
+// [*Error].
+package remotecache
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mkrelease/mkrelease/build/actioncache"
+)
+
+// Defaults of [Options].
+const (
+	DefaultTimeout        = 60 * time.Second
+	DefaultConnectTimeout = 5 * time.Second
+)
+
+// Options configure a [Client].
+type Options struct {
+	// URL is the cache's base, http:// or https://, without credentials
+	// ([CheckURL]).
+	URL string
+	// Token, when set, is sent as "Authorization: Bearer TOKEN".
+	Token string
+	// Netrc is a netrc file; the login and password of the URL's host (or
+	// its default entry) are sent as basic authentication when Token is
+	// empty. A missing file means no credentials.
+	Netrc string
+	// Timeout bounds each request, its transfer included (default
+	// [DefaultTimeout]); ConnectTimeout bounds connecting (default
+	// [DefaultConnectTimeout]).
+	Timeout        time.Duration
+	ConnectTimeout time.Duration
+	// MaxBlobSize bounds a blob downloaded whose size is not known ahead
+	// (default 4 GiB); a blob of known size is cut one byte past that size.
+	MaxBlobSize int64
+}
+
+// Client talks to one remote cache.
+type Client struct {
+	base    string // without the trailing slash
+	http    *http.Client
+	timeout time.Duration
+	auth    func(*http.Request)
+	maxBlob int64
+}
+
+// Error is a failure of the remote cache itself: it could not be reached,
+// it took too long, or it answered with an unexpected status.
+type Error struct {
+	Op     string // "GET", "PUT", "HEAD"
+	URL    string
+	Status int // the HTTP status, 0 when there was no answer
+	Err    error
+}
+
+// Error names the request and what went wrong.
+func (e *Error) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("remote cache: %s %s: %s", e.Op, e.URL, http.StatusText(e.Status)+" ("+strconv.Itoa(e.Status)+")")
+	}
+	return fmt.Sprintf("remote cache: %s %s: %v", e.Op, e.URL, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// CheckURL reports why s cannot be a remote cache's base URL: it must be
+// an absolute http:// or https:// URL with a host, and carry no
+// credentials (user:password@), query or fragment. Credentials come from
+// an environment variable or a netrc file instead, so that release.toml
+// and command lines never hold them.
+func CheckURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%q is not a URL: %v", s, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("%q is not an http:// or https:// URL", s)
+	case u.User != nil:
+		return fmt.Errorf("the URL %s holds credentials: take them out and name an environment variable holding a token (remote_token_env), or put them in a netrc file", u.Redacted())
+	case u.Host == "" || u.Hostname() == "":
+		return fmt.Errorf("%q names no host", s)
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return fmt.Errorf("%q has a query or fragment: a cache URL is scheme://host[:port][/prefix]", s)
+	}
+	return nil
+}
+
+// New returns a client of the cache at o.URL.
+func New(o Options) (*Client, error) {
+	if err := CheckURL(o.URL); err != nil {
+		return nil, fmt.Errorf("remote cache: %w", err)
+	}
+	u, _ := url.Parse(o.URL)
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	if o.MaxBlobSize <= 0 {
+		o.MaxBlobSize = 4 << 30
+	}
+	c := &Client{base: strings.TrimSuffix(o.URL, "/"), timeout: o.Timeout, maxBlob: o.MaxBlobSize, auth: func(*http.Request) {}}
+	switch {
+	case o.Token != "":
+		c.auth = func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+o.Token) }
+	case o.Netrc != "":
+		login, password, err := netrcLookup(o.Netrc, u.Hostname())
+		if err != nil {
+			return nil, fmt.Errorf("remote cache %s: %w", o.URL, err)
+		}
+		if login != "" || password != "" {
+			c.auth = func(r *http.Request) { r.SetBasicAuth(login, password) }
+		}
+	}
+	dialer := &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}
+	c.http = &http.Client{
+		Transport: &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           dialer.DialContext,
+			TLSHandshakeTimeout:   o.ConnectTimeout,
+			ResponseHeaderTimeout: o.Timeout,
+			MaxIdleConnsPerHost:   4,
+			IdleConnTimeout:       90 * time.Second,
+		},
+		// A redirect could carry the credentials elsewhere: none is followed.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return c, nil
+}
+
+// String is the cache's base URL.
+func (c *Client) String() string { return c.base }
+
+func (c *Client) url(kind, hash string) (string, error) {
+	if !isHexSHA256(hash) {
+		return "", fmt.Errorf("remote cache: %q is not a sha256 in lowercase hex", hash)
+	}
+	return c.base + "/" + kind + "/" + hash, nil
+}
+
+// do sends one request bounded by the client's timeout; the caller reads
+// the body within the same bound through the returned cancel.
+func (c *Client) do(ctx context.Context, method, u string, body io.Reader, size int64) (*http.Response, context.CancelFunc, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		cancel()
+		return nil, nil, &Error{Op: method, URL: u, Err: err}
+	}
+	if body != nil {
+		req.ContentLength = size
+		req.Header.Set("Content-Type", "application/octet-stream")
+	}
+	c.auth(req)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		cancel()
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // it repeats the method and URL
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer within %v", c.timeout)
+		}
+		return nil, nil, &Error{Op: method, URL: u, Err: err}
+	}
+	return resp, cancel, nil
+}
+
+// get downloads u into w, copying at most limit+1 bytes, and returns how
+// many it copied: the caller decides what a body longer than limit means.
+func (c *Client) get(ctx context.Context, u string, w io.Writer, limit int64) (int64, error) {
+	resp, cancel, err := c.do(ctx, http.MethodGet, u, nil, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer cancel()
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return 0, fmt.Errorf("remote cache: GET %s: %w", u, actioncache.ErrMiss)
+	case resp.StatusCode != http.StatusOK:
+		return 0, &Error{Op: http.MethodGet, URL: u, Status: resp.StatusCode}
+	}
+	n, err := io.Copy(markedWriter{w}, io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		var we *writeError
+		if errors.As(err, &we) {
+			return n, we.err // the destination's failure, not the server's
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("the transfer did not finish within %v", c.timeout)
+		}
+		return n, &Error{Op: http.MethodGet, URL: u, Err: fmt.Errorf("reading the body: %w", err)}
+	}
+	return n, nil
+}
+
+// writeError marks a failure of the writer get copies to.
+type writeError struct{ err error }
+
+func (e *writeError) Error() string { return e.err.Error() }
+
+type markedWriter struct{ w io.Writer }
+
+func (m markedWriter) Write(p []byte) (int, error) {
+	n, err := m.w.Write(p)
+	if err != nil {
+		err = &writeError{err}
+	}
+	return n, err
+}
+
+// GetAction returns the record stored under /ac/KEY, at most
+// [actioncache.MaxEntrySize] bytes.
+func (c *Client) GetAction(ctx context.Context, key string) ([]byte, error) {
+	u, err := c.url("ac", key)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	n, err := c.get(ctx, u, &b, actioncache.MaxEntrySize)
+	switch {
+	case err != nil:
+		return nil, err
+	case n > actioncache.MaxEntrySize:
+		return nil, &Error{Op: http.MethodGet, URL: u, Err: fmt.Errorf("the record is larger than %d bytes", actioncache.MaxEntrySize)}
+	}
+	return b.Bytes(), nil
+}
+
+// GetBlob writes the blob stored under /cas/SHA256 to w. size is the size
+// the caller expects (negative: unknown); the download stops one byte past
+// it, so that the caller sees it is too long. The bytes are not checked
+// against sha256: the caller hashes what it gets.
+func (c *Client) GetBlob(ctx context.Context, sha256 string, size int64, w io.Writer) error {
+	u, err := c.url("cas", sha256)
+	if err != nil {
+		return err
+	}
+	limit := c.maxBlob
+	if size >= 0 {
+		limit = size // one byte more is copied: the caller sees it is too long
+	}
+	n, err := c.get(ctx, u, w, limit)
+	if err == nil && size < 0 && n > limit {
+		return &Error{Op: http.MethodGet, URL: u, Err: fmt.Errorf("the blob is larger than %d bytes", limit)}
+	}
+	return err
+}
+
+// HasBlob reports whether /cas/SHA256 exists (HEAD).
+func (c *Client) HasBlob(ctx context.Context, sha256 string) (bool, error) {
+	u, err := c.url("cas", sha256)
+	if err != nil {
+		return false, err
+	}
+	resp, cancel, err := c.do(ctx, http.MethodHead, u, nil, 0)
+	if err != nil {
+		return false, err
+	}
+	defer cancel()
+	resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusOK:
+		return true, nil
+	case http.StatusNotFound:
+		return false, nil
+	}
+	return false, &Error{Op: http.MethodHead, URL: u, Status: resp.StatusCode}
+}
+
+// PutAction stores record under /ac/KEY.
+func (c *Client) PutAction(ctx context.Context, key string, record []byte) error {
+	u, err := c.url("ac", key)
+	if err != nil {
+		return err
+	}
+	return c.put(ctx, u, bytes.NewReader(record), int64(len(record)))
+}
+
+// PutBlob stores the size bytes of r under /cas/SHA256.
+func (c *Client) PutBlob(ctx context.Context, sha256 string, size int64, r io.Reader) error {
+	u, err := c.url("cas", sha256)
+	if err != nil {
+		return err
+	}
+	return c.put(ctx, u, r, size)
+}
+
+func (c *Client) put(ctx context.Context, u string, r io.Reader, size int64) error {
+	var body io.Reader = http.NoBody
+	if size > 0 {
+		body = io.LimitReader(r, size)
+	}
+	resp, cancel, err := c.do(ctx, http.MethodPut, u, body, size)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return &Error{Op: http.MethodPut, URL: u, Status: resp.StatusCode}
+	}
+	return nil
+}
+
+func isHexSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// NetrcFile is the netrc file credentials are read from: $NETRC, else
+// .netrc in home ("" when home is empty).
+func NetrcFile(getenv func(string) string, home string) string {
+	if f := getenv("NETRC"); f != "" {
+		return f
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".netrc")
+}
+
+// netrcLookup returns the login and password of host in the netrc file
+// name, or of its default entry; a missing file has none.
+func netrcLookup(name, host string) (login, password string, err error) {
+	data, err := os.ReadFile(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", "", nil
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("read netrc: %w", err)
+	}
+	var words []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	inMacro := false
+	for sc.Scan() {
+		line := sc.Text()
+		if inMacro {
+			if strings.TrimSpace(line) == "" {
+				inMacro = false
+			}
+			continue
+		}
+		fields := strings.Fields(line)
+		if len(fields) > 0 && strings.HasPrefix(fields[0], "#") {
+			continue
+		}
+		for i, f := range fields {
+			if f == "macdef" {
+				inMacro = true
+				fields = fields[:i]
+				break
+			}
+		}
+		words = append(words, fields...)
+	}
+	type entry struct{ login, password string }
+	var found, def *entry
+	var cur *entry
+	for i := 0; i < len(words); i++ {
+		next := func() string {
+			if i+1 < len(words) {
+				i++
+				return words[i]
+			}
+			return ""
+		}
+		switch words[i] {
+		case "machine":
+			cur = nil
+			if m := next(); m == host && found == nil {
+				found = &entry{}
+				cur = found
+			}
+		case "default":
+			cur = nil
+			if def == nil {
+				def = &entry{}
+				cur = def
+			}
+		case "login":
+			if v := next(); cur != nil {
+				cur.login = v
+			}
+		case "password":
+			if v := next(); cur != nil {
+				cur.password = v
+			}
+		case "account":
+			next()
+		}
+	}
+	switch {
+	case found != nil:
+		return found.login, found.password, nil
+	case def != nil:
+		return def.login, def.password, nil
+	}
+	return "", "", nil
+}
