@@ -165,6 +165,9 @@ func publishRun(ctx context.Context, o *PublishOptions) (*publish.Result, error)
 	}
 	if err != nil {
 		printRefusal(ew, err)
+		if hint := evidenceHint(res, err); hint != "" {
+			fmt.Fprintln(ew, hint)
+		}
 		return res, &silentError{code: exitCode(err)}
 	}
 	for _, t := range res.Skipped {
@@ -191,6 +194,32 @@ func printRefusal(w io.Writer, err error) {
 		fmt.Fprintf(w, "mkrelease: %v\n", err)
 	}
 	fmt.Fprintln(w, "mkrelease: nothing was published")
+}
+
+// evidenceHint says, when the policies refused a release only because
+// some of its targets have no evidence, that the others can be published
+// now with --target; "" otherwise.
+func evidenceHint(res *publish.Result, err error) string {
+	var pr *policies.RefusedError
+	if res == nil || !errors.As(err, &pr) || len(pr.Denials) == 0 {
+		return ""
+	}
+	for _, d := range pr.Denials {
+		if d.Rule != policies.RuleEvidencePresent {
+			return ""
+		}
+	}
+	var with []string
+	for _, e := range res.Input.Evidence {
+		if e.Present {
+			with = append(with, "--target "+e.Target)
+		}
+	}
+	if len(with) == 0 {
+		return ""
+	}
+	return "mkrelease: hint: only evidence is missing; publish the targets that have it now with `mkrelease publish " + strings.Join(with, " ") +
+		"`, and the others once their evidence is run or imported (mkrelease evidence import)"
 }
 
 // printPublished says where the release is and how to install it.

@@ -202,7 +202,7 @@ func builderID(getenv func(string) string) string {
 }
 
 // invocationID identifies this run: the GitHub Actions run when there is
-// one, else a random id.
+// one, else a random (version 4) UUID, as RFC 9562 spells it.
 func invocationID(getenv func(string) string) string {
 	if getenv("GITHUB_ACTIONS") == "true" && getenv("GITHUB_RUN_ID") != "" {
 		return fmt.Sprintf("%s/%s/actions/runs/%s/attempts/%s", getenv("GITHUB_SERVER_URL"), getenv("GITHUB_REPOSITORY"), getenv("GITHUB_RUN_ID"), getenv("GITHUB_RUN_ATTEMPT"))
@@ -211,5 +211,8 @@ func invocationID(getenv func(string) string) string {
 	if _, err := rand.Read(b); err != nil {
 		return "unknown"
 	}
-	return "urn:uuid:" + hex.EncodeToString(b)
+	b[6] = b[6]&0x0f | 0x40 // version 4
+	b[8] = b[8]&0x3f | 0x80 // variant 10
+	h := hex.EncodeToString(b)
+	return "urn:uuid:" + h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }
