@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mkrelease/mkrelease/build"
 	"github.com/mkrelease/mkrelease/build/config"
@@ -99,6 +100,26 @@ func lockRun(ctx context.Context, o *LockOptions) error {
 	return nil
 }
 
+// fieldChanges describes the fields that differ, each as
+// "name old -> new" (an empty value shown as "none"), in order.
+func fieldChanges(fields ...[3]string) string {
+	var out []string
+	for _, f := range fields {
+		if f[1] == f[2] {
+			continue
+		}
+		old, cur := f[1], f[2]
+		if old == "" {
+			old = "none"
+		}
+		if cur == "" {
+			cur = "none"
+		}
+		out = append(out, f[0]+" "+old+" -> "+cur)
+	}
+	return strings.Join(out, ", ")
+}
+
 // lockChanges describes what differs between the old lock (nil: none) and
 // the new one, entry by entry.
 func lockChanges(old, cur *lock.Lock) []string {
@@ -110,8 +131,11 @@ func lockChanges(old, cur *lock.Lock) []string {
 		switch ls, ok := old.Source(s.Name); {
 		case !ok:
 			changes = append(changes, fmt.Sprintf("source %s: added (%s)", s.Name, s.Tree))
-		case ls.Tree != s.Tree || ls.Location != s.Location || ls.Commit != s.Commit || ls.SHA256 != s.SHA256:
-			changes = append(changes, fmt.Sprintf("source %s: %s -> %s", s.Name, ls.Tree, s.Tree))
+		case ls.Tree != s.Tree || ls.Kind != s.Kind || ls.Location != s.Location || ls.Commit != s.Commit || ls.SHA256 != s.SHA256:
+			changes = append(changes, "source "+s.Name+": "+fieldChanges(
+				[3]string{"kind", ls.Kind, s.Kind}, [3]string{"location", ls.Location, s.Location},
+				[3]string{"commit", ls.Commit, s.Commit}, [3]string{"sha256", ls.SHA256, s.SHA256},
+				[3]string{"tree", ls.Tree, s.Tree}))
 		case ls.Size != s.Size:
 			changes = append(changes, fmt.Sprintf("source %s: archive size %d bytes recorded", s.Name, s.Size))
 		}
@@ -126,7 +150,9 @@ func lockChanges(old, cur *lock.Lock) []string {
 		case !ok:
 			changes = append(changes, fmt.Sprintf("overlay %s: added (%s)", ov.Name, ov.Digest))
 		case lo.Digest != ov.Digest || lo.Result != ov.Result || lo.Path != ov.Path || lo.Source != ov.Source:
-			changes = append(changes, fmt.Sprintf("overlay %s: %s -> %s", ov.Name, lo.Digest, ov.Digest))
+			changes = append(changes, "overlay "+ov.Name+": "+fieldChanges(
+				[3]string{"source", lo.Source, ov.Source}, [3]string{"path", lo.Path, ov.Path},
+				[3]string{"digest", lo.Digest, ov.Digest}, [3]string{"result", lo.Result, ov.Result}))
 		}
 	}
 	for _, ov := range old.Overlays {

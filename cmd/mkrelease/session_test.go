@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/policies"
 	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/publish"
@@ -92,5 +93,23 @@ func TestEvidenceHint(t *testing.T) {
 	none := &publish.Result{Input: policies.Input{Evidence: []policies.Evidence{{Target: "linux-aarch64"}}}}
 	if got := evidenceHint(none, missing); got != "" {
 		t.Errorf("no target has evidence, yet the hint %q", got)
+	}
+}
+
+// lock says which fields of an entry changed, not the same hash twice.
+func TestLockChangesNameTheFields(t *testing.T) {
+	old := &lock.Lock{
+		Sources:  []lock.Source{{Name: "up", Kind: "local", Location: "src", Tree: "h1:aaa"}},
+		Overlays: []lock.Overlay{{Name: "fix", Source: "up", Kind: "patch", Path: "fix.patch", Digest: "sha256:1", Result: "h1:bbb"}},
+	}
+	cur := &lock.Lock{
+		Sources:  []lock.Source{{Name: "up", Kind: "git", Location: "https://example.org/up.git", Commit: strings.Repeat("c", 40), Tree: "h1:aaa"}},
+		Overlays: []lock.Overlay{{Name: "fix", Source: "up", Kind: "patch", Path: "fix.patch", Digest: "sha256:2", Result: "h1:bbb"}},
+	}
+	got := strings.Join(lockChanges(old, cur), "\n")
+	want := "source up: kind local -> git, location src -> https://example.org/up.git, commit none -> " + strings.Repeat("c", 40) + "\n" +
+		"overlay fix: digest sha256:1 -> sha256:2"
+	if got != want {
+		t.Errorf("changes:\n%s\nwant:\n%s", got, want)
 	}
 }
