@@ -282,7 +282,7 @@ func assetDigest(path, name string, fi os.FileInfo, known map[string]Asset) (str
 		return sha, size, nil
 	}
 	switch {
-	case !isHexSHA256(k.SHA256):
+	case !checksum.IsSHA256(k.SHA256):
 		return "", 0, &UsageError{Msg: fmt.Sprintf("asset %s: the known sha256 %q is not 64 lower-case hex digits", path, k.SHA256)}
 	case k.Name != "" && k.Name != name:
 		return "", 0, &UsageError{Msg: fmt.Sprintf("asset %s: its known digest is given for the name %q, not %q", path, k.Name, name)}

@@ -184,7 +184,7 @@ func (v Version) problems() []string {
 		if i > 0 && v.Assets[i-1].Name >= a.Name {
 			add("assets are not sorted by name or %q is listed twice", a.Name)
 		}
-		if !isHexSHA256(a.SHA256) {
+		if !checksum.IsSHA256(a.SHA256) {
 			add("asset %s: sha256 %q is not 64 lower-case hex digits", a.Name, a.SHA256)
 		}
 		if a.Size < 0 {
@@ -208,7 +208,7 @@ func (v Version) problems() []string {
 		} else if pyname.Normalize(fn.Distribution) != w.Project {
 			add("wheel %s: project is %q, the file name says %q", w.File, w.Project, pyname.Normalize(fn.Distribution))
 		}
-		if !isHexSHA256(w.MetadataSHA256) {
+		if !checksum.IsSHA256(w.MetadataSHA256) {
 			add("wheel %s: metadata_sha256 %q is not 64 lower-case hex digits", w.File, w.MetadataSHA256)
 		}
 	}
@@ -233,18 +233,6 @@ func checkAssetName(name string) error {
 		return errors.New("names starting with \".\" are reserved for temporary files")
 	}
 	return nil
-}
-
-func isHexSHA256(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // paths are the places a channel at dest uses.

@@ -52,6 +52,7 @@ import (
 	"syscall"
 
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/treehash"
 )
 
@@ -224,7 +225,7 @@ func (e *Entry) check(key, step, target string, declared []string) string {
 			return fmt.Sprintf("output %s has mode %#o, not 0644 or 0755", o.Path, uint32(o.Mode))
 		case o.Size < 0:
 			return fmt.Sprintf("output %s has size %d", o.Path, o.Size)
-		case !isHexSHA256(o.SHA256):
+		case !checksum.IsSHA256(o.SHA256):
 			return fmt.Sprintf("output %s has sha256 %q, not 64 lowercase hex digits", o.Path, o.SHA256)
 		}
 		listed[o.Path] = true
@@ -489,22 +490,10 @@ func (c *Cache) Log(key string) ([]byte, error) {
 }
 
 func checkKey(key string) error {
-	if !isHexSHA256(key) {
+	if !checksum.IsSHA256(key) {
 		return fmt.Errorf("action cache key %q is not a sha256 in lowercase hex", key)
 	}
 	return nil
-}
-
-func isHexSHA256(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // canonical reports whether p is a clean, slash-separated relative path

@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/mkrelease/mkrelease/build/actioncache"
+	"github.com/mkrelease/mkrelease/internal/checksum"
 )
 
 // Defaults of [Options].
@@ -164,7 +165,7 @@ func New(o Options) (*Client, error) {
 func (c *Client) String() string { return c.base }
 
 func (c *Client) url(kind, hash string) (string, error) {
-	if !isHexSHA256(hash) {
+	if !checksum.IsSHA256(hash) {
 		return "", fmt.Errorf("remote cache: %q is not a sha256 in lowercase hex", hash)
 	}
 	return c.base + "/" + kind + "/" + hash, nil
@@ -336,18 +337,6 @@ func (c *Client) put(ctx context.Context, u string, r io.Reader, size int64) err
 		return &Error{Op: http.MethodPut, URL: u, Status: resp.StatusCode}
 	}
 	return nil
-}
-
-func isHexSHA256(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // NetrcFile is the netrc file credentials are read from: $NETRC, else

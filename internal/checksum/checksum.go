@@ -45,7 +45,7 @@ func (s Sums) Marshal() ([]byte, error) {
 		if i > 0 && sorted[i-1].Name == sum.Name {
 			return nil, fmt.Errorf("checksum for %s given twice; list each file once", sum.Name)
 		}
-		digest, err := normalDigest(sum.SHA256)
+		digest, err := NormalDigest(sum.SHA256)
 		if err != nil {
 			return nil, fmt.Errorf("checksum for %s: %w", sum.Name, err)
 		}
@@ -67,8 +67,9 @@ func (s Sums) Lookup(name string) (sha string, ok bool) {
 	return "", false
 }
 
-// normalDigest checks a hex sha256 and returns it in lower case.
-func normalDigest(d string) (string, error) {
+// NormalDigest checks a hex sha256 (either case) and returns it in lower
+// case.
+func NormalDigest(d string) (string, error) {
 	if len(d) != 2*sha256.Size {
 		return "", fmt.Errorf("sha256 %q has %d hex digits, want %d", d, len(d), 2*sha256.Size)
 	}
@@ -78,6 +79,20 @@ func normalDigest(d string) (string, error) {
 		}
 	}
 	return strings.ToLower(d), nil
+}
+
+// IsSHA256 reports whether s is a sha256 as mkrelease writes one: exactly
+// 64 lower-case hex digits.
+func IsSHA256(s string) bool {
+	if len(s) != 2*sha256.Size {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func isHex(c byte) bool {

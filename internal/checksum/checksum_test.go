@@ -514,7 +514,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("bad name %q", s.Name)
 			}
 			seen[s.Name] = true
-			if _, err := normalDigest(s.SHA256); err != nil || s.SHA256 != strings.ToLower(s.SHA256) {
+			if _, err := NormalDigest(s.SHA256); err != nil || s.SHA256 != strings.ToLower(s.SHA256) {
 				t.Fatalf("bad digest %q", s.SHA256)
 			}
 		}

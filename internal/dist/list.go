@@ -64,7 +64,7 @@ func (l *ArtifactList) Check() error {
 		if !a.Kind.Reproducible() {
 			return fmt.Errorf("%s: kind %s is not a reproducible artifact", where, a.Kind)
 		}
-		if len(a.SHA256) != 64 || strings.Trim(a.SHA256, "0123456789abcdef") != "" {
+		if !checksum.IsSHA256(a.SHA256) {
 			return fmt.Errorf("%s: sha256 %q is not 64 lower-case hex digits", where, a.SHA256)
 		}
 		if a.Size < 0 {

@@ -56,7 +56,7 @@ func VerifySidecar(sidecar string) (checksum.Report, error) {
 // VerifySidecar gives for an artifact with that digest. An empty or
 // malformed sha256 is an error.
 func CheckSidecar(sidecar, sha256 string) (checksum.Report, error) {
-	known, err := normalSHA256(sha256)
+	known, err := checksum.NormalDigest(sha256)
 	if err != nil {
 		return checksum.Report{}, fmt.Errorf("check sidecar %s: %w", sidecar, err)
 	}
@@ -124,18 +124,4 @@ func compareKnown(dir string, sum checksum.Sum, got string) (checksum.Report, er
 		return checksum.Report{Verified: []string{sum.Name}}, nil
 	}
 	return checksum.Report{Findings: []checksum.Finding{f}}, nil
-}
-
-// normalSHA256 checks a hex sha256 and returns it in lower case.
-func normalSHA256(d string) (string, error) {
-	if len(d) != 64 {
-		return "", fmt.Errorf("sha256 %q has %d hex digits, want 64", d, len(d))
-	}
-	for i := 0; i < len(d); i++ {
-		c := d[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return "", fmt.Errorf("sha256 %q is not hex", d)
-		}
-	}
-	return strings.ToLower(d), nil
 }
