@@ -457,10 +457,8 @@ func Release(ctx context.Context, rel *dist.Release, o Options) (*Folder, error)
 // the digest art was loaded with (hashing it when the folder holds it as
 // something other than a regular file).
 func checkSidecar(rel *dist.Release, name, art string) (checksum.Report, error) {
-	if a, ok := rel.File(art); ok {
-		return dist.CheckSidecar(filepath.Join(rel.Dir, name), a.SHA256)
-	}
-	return dist.VerifySidecar(filepath.Join(rel.Dir, name))
+	a, _ := rel.File(art) // no digest when the folder holds art as no regular file
+	return dist.CheckSidecar(filepath.Join(rel.Dir, name), a.SHA256)
 }
 
 // pairFindings checks the release pairs among the folder's wheels: a wheel

@@ -186,12 +186,7 @@ func OpenWith(ctx context.Context, path string, opt OpenOptions) (*Opened, *Repo
 			filepath.Base(dist.SidecarPath(path)), filepath.Base(path)))
 	} else {
 		rep.Run(CheckSidecar)
-		var sr checksum.Report
-		if opt.SHA256 != "" {
-			sr, err = dist.CheckSidecar(dist.SidecarPath(path), opt.SHA256)
-		} else {
-			sr, err = dist.VerifySidecar(dist.SidecarPath(path))
-		}
+		sr, err := dist.CheckSidecar(dist.SidecarPath(path), opt.SHA256)
 		switch {
 		case err != nil:
 			rep.Addf(CheckSidecar, filepath.Base(dist.SidecarPath(path)), "%v", err)

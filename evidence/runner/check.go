@@ -144,12 +144,7 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 	name, _ := dist.ArchiveRoot(base) // the root folder; base itself when not a .tar.gz
 	if _, err := os.Stat(dist.SidecarPath(archive)); err == nil {
 		rep.Run(CheckSidecar)
-		var sr checksum.Report
-		if o.ArchiveSHA256 != "" {
-			sr, err = dist.CheckSidecar(dist.SidecarPath(archive), o.ArchiveSHA256)
-		} else {
-			sr, err = dist.VerifySidecar(dist.SidecarPath(archive))
-		}
+		sr, err := dist.CheckSidecar(dist.SidecarPath(archive), o.ArchiveSHA256)
 		if err != nil {
 			rep.Addf(CheckSidecar, base+dist.SidecarSuffix, "%v", err)
 		} else {

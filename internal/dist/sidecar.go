@@ -2,17 +2,13 @@ package dist
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
-	"github.com/mkrelease/mkrelease/internal/fsmode"
 )
 
 // SidecarPath returns the path of artifact's sidecar: artifact + ".sha256".
@@ -47,18 +43,21 @@ func VerifySidecar(sidecar string) (checksum.Report, error) {
 	return checkSidecar(sidecar, "")
 }
 
-// CheckSidecar is [VerifySidecar] for an artifact the caller has already
-// hashed: sha256 (hex, either case) is the artifact's digest, and the
-// sidecar is compared with it instead of with the artifact's content,
-// which is not read again. The sidecar is parsed and judged exactly as
-// VerifySidecar does, and the artifact is still looked up, so the report
-// (findings, details, verified names) and the errors are the ones
-// VerifySidecar gives for an artifact with that digest. An empty or
+// CheckSidecar is [VerifySidecar] for an artifact the caller may already
+// have hashed: sha256 (hex, either case), when not "", is the artifact's
+// digest, and the sidecar is compared with it instead of with the
+// artifact's content, which is not read again ([checksum.VerifyOptions]
+// Known). The sidecar is parsed and judged exactly as VerifySidecar does,
+// and the artifact is still looked up, so the report and the errors are
+// the ones VerifySidecar gives for an artifact with that digest. A
 // malformed sha256 is an error.
 func CheckSidecar(sidecar, sha256 string) (checksum.Report, error) {
-	known, err := checksum.NormalDigest(sha256)
-	if err != nil {
-		return checksum.Report{}, fmt.Errorf("check sidecar %s: %w", sidecar, err)
+	known := ""
+	if sha256 != "" {
+		var err error
+		if known, err = checksum.NormalDigest(sha256); err != nil {
+			return checksum.Report{}, fmt.Errorf("check sidecar %s: %w", sidecar, err)
+		}
 	}
 	return checkSidecar(sidecar, known)
 }
@@ -82,46 +81,9 @@ func checkSidecar(sidecar, known string) (checksum.Report, error) {
 		return checksum.Report{Findings: []checksum.Finding{checksum.NewFinding(sums[0].Name, checksum.WrongName,
 			fmt.Sprintf("sidecar %s names %q instead of %q", filepath.Base(sidecar), sums[0].Name, base))}}, nil
 	}
-	if known == "" {
-		return checksum.Verify(context.Background(), filepath.Dir(artifact), sums, checksum.VerifyOptions{})
+	var o checksum.VerifyOptions
+	if known != "" {
+		o.Known = map[string]string{base: known}
 	}
-	return compareKnown(filepath.Dir(artifact), sums[0], known)
-}
-
-// emptySHA256 is the sha256 of no bytes.
-var emptySHA256 = checksum.Bytes(nil)
-
-// compareKnown is what [checksum.Verify] reports for the one sum in dir
-// when the file's content has the digest got, without reading it: the
-// name is judged, the file looked up (missing, not regular, unreadable),
-// and the listed digest compared with got.
-func compareKnown(dir string, sum checksum.Sum, got string) (checksum.Report, error) {
-	want := strings.ToLower(sum.SHA256)
-	if err := checksum.CheckName(sum.Name); err != nil {
-		return checksum.Report{Findings: []checksum.Finding{checksum.NewFinding(sum.Name, checksum.UnsafeName, err.Error())}}, nil
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return checksum.Report{}, fmt.Errorf("verify: %w", err)
-	}
-	defer root.Close()
-	st, err := root.Lstat(sum.Name)
-	var f checksum.Finding
-	switch {
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-		f = checksum.NewFinding(sum.Name, checksum.Missing, "")
-	case err != nil:
-		f = checksum.NewFinding(sum.Name, checksum.Unreadable, err.Error())
-	case !st.Mode().IsRegular():
-		f = checksum.NewFinding(sum.Name, checksum.NotRegular, "a "+fsmode.Name(st.Mode()))
-	case got != want:
-		detail := ""
-		if got == emptySHA256 {
-			detail = "the file is empty"
-		}
-		f = checksum.NewMismatch(sum.Name, want, got, detail)
-	default:
-		return checksum.Report{Verified: []string{sum.Name}}, nil
-	}
-	return checksum.Report{Findings: []checksum.Finding{f}}, nil
+	return checksum.Verify(context.Background(), filepath.Dir(artifact), sums, o)
 }

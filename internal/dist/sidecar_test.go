@@ -181,10 +181,25 @@ func TestCheckSidecar(t *testing.T) {
 	t.Run("malformed digest", func(t *testing.T) {
 		dir := t.TempDir()
 		side := writeCase(t, dir, name, content, sha)
-		for _, d := range []string{"", sha[:63], sha[:63] + "g"} {
+		for _, d := range []string{sha[:63], sha[:63] + "g"} {
 			if _, err := CheckSidecar(side, d); err == nil || !strings.Contains(err.Error(), side) {
 				t.Errorf("%q: %v", d, err)
 			}
+		}
+	})
+	t.Run("no digest hashes the artifact", func(t *testing.T) {
+		dir := t.TempDir()
+		side := writeCase(t, dir, name, content, sha)
+		got, err := CheckSidecar(side, "")
+		want, werr := VerifySidecar(side)
+		if err != nil || werr != nil || !reflect.DeepEqual(got, want) || !got.OK() {
+			t.Errorf("CheckSidecar(%s, \"\") = %+v %v, VerifySidecar %+v %v", side, got, err, want, werr)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("changed"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if rep, _ := CheckSidecar(side, ""); rep.OK() {
+			t.Error("a changed artifact passed: the empty digest did not hash it")
 		}
 	})
 }
