@@ -59,7 +59,7 @@ func (e *InputError) ExitCode() int { return 1 }
 
 // ReadInputs reads the recorded inputs of the release in the folder dir.
 func ReadInputs(dir string) (*Inputs, error) {
-	m, err := readManifest(dir)
+	m, err := dist.ReadManifest(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -78,18 +78,6 @@ func ReadInputs(dir string) (*Inputs, error) {
 		}
 	}
 	return in, nil
-}
-
-func readManifest(dir string) (*dist.Manifest, error) {
-	data, err := os.ReadFile(filepath.Join(dir, dist.ManifestFile))
-	if err != nil {
-		return nil, fmt.Errorf("%s is not an mkrelease output: %w", dir, err)
-	}
-	var m dist.Manifest
-	if err := json.Unmarshal(data, &m); err != nil || m.Schema != dist.ManifestSchema {
-		return nil, fmt.Errorf("%s: %s is not an mkrelease manifest", dir, dist.ManifestFile)
-	}
-	return &m, nil
 }
 
 // provenanceInputs reads externalParameters from a DSSE envelope without

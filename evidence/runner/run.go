@@ -27,6 +27,7 @@ import (
 	"github.com/mkrelease/mkrelease/evidence/store"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
+	"github.com/mkrelease/mkrelease/internal/finding"
 	"github.com/mkrelease/mkrelease/internal/pyfind"
 	"github.com/mkrelease/mkrelease/internal/treehash"
 	"github.com/mkrelease/mkrelease/internal/workdir"
@@ -63,7 +64,7 @@ type RefusedError struct {
 // Error names every file and offset.
 func (e *RefusedError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the evidence was rejected: %d private value%s or credential%s in the staged files:", len(e.Findings), plural(len(e.Findings)), plural(len(e.Findings)))
+	fmt.Fprintf(&b, "the evidence was rejected: %d private value%s or credential%s in the staged files:", len(e.Findings), finding.Plural(len(e.Findings)), finding.Plural(len(e.Findings)))
 	for _, f := range e.Findings {
 		b.WriteString("\n  " + f.String())
 	}
@@ -73,13 +74,6 @@ func (e *RefusedError) Error() string {
 
 // ExitCode is 1.
 func (e *RefusedError) ExitCode() int { return 1 }
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
 
 // Result is a finished verifier run.
 type Result struct {

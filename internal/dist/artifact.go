@@ -166,18 +166,6 @@ func And(fs ...Filter) Filter {
 	}
 }
 
-// Or selects artifacts any filter selects.
-func Or(fs ...Filter) Filter {
-	return func(a Artifact) bool {
-		for _, f := range fs {
-			if f(a) {
-				return true
-			}
-		}
-		return false
-	}
-}
-
 // Subjects selects what the signed provenance and the verification
 // summary vouch for ([Kind.Subject]): one filter for every signer and
 // checker.

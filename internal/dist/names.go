@@ -251,12 +251,6 @@ func ArchiveRoot(name string) (string, bool) {
 	return root, ok && root != ""
 }
 
-// SigstoreBundleOf returns the Sigstore bundle's name for a DSSE
-// statements file (X.intoto.jsonl → X.sigstore.json).
-func SigstoreBundleOf(statements string) string {
-	return strings.TrimSuffix(statements, statementsExt) + sigstoreExt
-}
-
 // StatementsOf returns the statements file signed beside an archive
 // (X.tar.gz → X.intoto.jsonl): evidence archives carry their signed
 // statements there.
