@@ -433,13 +433,9 @@ func (c *Cache) Put(key, step, target, src string, outputs []string, log []byte)
 	if err != nil {
 		return nil, fmt.Errorf("cache step %s [%s]: %w", step, target, err)
 	}
-	final := c.entryDir(key)
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-		return nil, fmt.Errorf("write action cache: %w", err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(final), ".tmp-"+key[:8]+"-*")
+	final, tmp, err := c.stageEntry(key)
 	if err != nil {
-		return nil, fmt.Errorf("write action cache: %w", err)
+		return nil, err
 	}
 	defer os.RemoveAll(tmp) // no-op after the rename
 	e := &Entry{Key: key, Step: step, Target: target, Outputs: []Output{}}
@@ -466,19 +462,41 @@ func (c *Cache) Put(key, step, target, src string, outputs []string, log []byte)
 	if err != nil {
 		return nil, err
 	}
-	if err := writeSynced(filepath.Join(tmp, "entry.json"), append(data, '\n')); err != nil {
-		return nil, fmt.Errorf("write action cache: %w", err)
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		if _, serr := os.Stat(filepath.Join(final, "entry.json")); serr == nil {
-			return e, nil // another run stored it first
-		}
-		return nil, fmt.Errorf("write action cache: %w", err)
-	}
-	if err := atomicfile.SyncDir(filepath.Dir(final)); err != nil {
+	if err := commitEntry(tmp, final, data); err != nil {
 		return nil, err
 	}
 	return e, nil
+}
+
+// stageEntry makes the temporary folder an entry for key is written into,
+// beside its final folder (returned too), so that committing it is one
+// rename.
+func (c *Cache) stageEntry(key string) (final, tmp string, err error) {
+	final = c.entryDir(key)
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		return "", "", fmt.Errorf("write action cache: %w", err)
+	}
+	tmp, err = os.MkdirTemp(filepath.Dir(final), ".tmp-"+key[:8]+"-*")
+	if err != nil {
+		return "", "", fmt.Errorf("write action cache: %w", err)
+	}
+	return final, tmp, nil
+}
+
+// commitEntry writes record as tmp's entry.json and renames tmp into
+// place as final. An entry another run stored first is kept: it is the
+// same action, so it is not an error.
+func commitEntry(tmp, final string, record []byte) error {
+	if err := writeSynced(filepath.Join(tmp, "entry.json"), append(record, '\n')); err != nil {
+		return fmt.Errorf("write action cache: %w", err)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		if _, serr := os.Stat(filepath.Join(final, "entry.json")); serr == nil {
+			return nil // another run stored it first
+		}
+		return fmt.Errorf("write action cache: %w", err)
+	}
+	return atomicfile.SyncDir(filepath.Dir(final))
 }
 
 // Log returns the stored output of the action key.
@@ -635,13 +653,9 @@ func (c *Cache) Import(key, step, target string, outputs []string, data []byte, 
 	if reason := e.check(key, step, target, declared); reason != "" {
 		return corrupt(reason)
 	}
-	final := c.entryDir(key)
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-		return nil, fmt.Errorf("write action cache: %w", err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(final), ".tmp-"+key[:8]+"-*")
+	final, tmp, err := c.stageEntry(key)
 	if err != nil {
-		return nil, fmt.Errorf("write action cache: %w", err)
+		return nil, err
 	}
 	defer os.RemoveAll(tmp) // no-op after the rename
 	for _, o := range e.Outputs {
@@ -660,16 +674,7 @@ func (c *Cache) Import(key, step, target string, outputs []string, data []byte, 
 	if err != nil {
 		return nil, err
 	}
-	if err := writeSynced(filepath.Join(tmp, "entry.json"), append(rec, '\n')); err != nil {
-		return nil, fmt.Errorf("write action cache: %w", err)
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		if _, serr := os.Stat(filepath.Join(final, "entry.json")); serr == nil {
-			return &e, nil // another run stored it first
-		}
-		return nil, fmt.Errorf("write action cache: %w", err)
-	}
-	if err := atomicfile.SyncDir(filepath.Dir(final)); err != nil {
+	if err := commitEntry(tmp, final, rec); err != nil {
 		return nil, err
 	}
 	return &e, nil
