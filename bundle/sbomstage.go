@@ -38,6 +38,13 @@ func (SBOMStage) Run(_ context.Context, r *release.Release) error {
 	if err != nil {
 		return err
 	}
+	return WriteSBOM(r, doc)
+}
+
+// WriteSBOM writes the release's SPDX document of doc into the staging
+// folder and records it. The build describes its own targets ([SBOM]);
+// merge joins the descriptions its parts carry.
+func WriteSBOM(r *release.Release, doc sbom.Release) error {
 	data, err := sbom.Generate(doc)
 	if err != nil {
 		return fmt.Errorf("SBOM: %w", err)

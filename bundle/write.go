@@ -148,7 +148,11 @@ func bundleManifest(r *release.Release, target string, cl *deps.Closure) ([]byte
 	b := &dist.ManifestBundle{Target: target, PlatformTag: cl.Target.Platform, Pythons: cl.Target.Pythons, Dependencies: []dist.ManifestArtifact{}}
 	for _, p := range cl.Packages {
 		for _, f := range p.Files {
-			b.Dependencies = append(b.Dependencies, dist.ManifestArtifact{Path: path.Join("dependencies", f.Name), Name: p.Name + "==" + p.Version, Size: f.Size, SHA256: f.SHA256})
+			d := dist.ManifestArtifact{Path: path.Join("dependencies", f.Name), Name: p.Name + "==" + p.Version, Size: f.Size, SHA256: f.SHA256}
+			if strings.HasPrefix(f.URL, "https://") || strings.HasPrefix(f.URL, "http://") {
+				d.URL = f.URL
+			}
+			b.Dependencies = append(b.Dependencies, d)
 		}
 	}
 	m.Bundle = b

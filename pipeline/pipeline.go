@@ -5,6 +5,7 @@ package pipeline
 
 import (
 	"context"
+	"crypto"
 	"errors"
 	"log/slog"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/bundle"
 	"github.com/mkrelease/mkrelease/internal/workdir"
+	"github.com/mkrelease/mkrelease/part"
 	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/provenance/attest"
 	"github.com/mkrelease/mkrelease/release"
@@ -46,6 +48,9 @@ type BuildOptions struct {
 	// with RemoteUpload, written after each action that ran.
 	Remote       build.RemoteCache
 	RemoteUpload bool
+	// Part builds a part of a release (see package part): part.json and a
+	// signed part statement instead of the release's provenance.
+	Part bool
 }
 
 func (o BuildOptions) logger() *slog.Logger {
@@ -56,7 +61,7 @@ func (o BuildOptions) logger() *slog.Logger {
 }
 
 // BuildStages are the stages of `mkrelease build`, in order.
-func BuildStages(relock string, compile build.CompileStage, sign attest.Stage) []Stage {
+func BuildStages(relock string, compile build.CompileStage, sign Stage) []Stage {
 	return []Stage{
 		build.SourcesStage{Relock: relock}, // verify every input against release.lock first
 		compile,                            // run the steps per target, sandboxed, through the action cache
@@ -103,9 +108,80 @@ func Build(ctx context.Context, o BuildOptions) (*release.Release, error) {
 			os.RemoveAll(r.Stage)
 		}
 	}()
-	sign := attest.Stage{Signer: o.Signer, Started: time.Now(), Getenv: o.Getenv}
+	var sign Stage = attest.Stage{Signer: o.Signer, Started: time.Now(), Getenv: o.Getenv}
+	if o.Part {
+		sign = part.Stage{Signer: o.Signer, Getenv: o.Getenv}
+	}
 	if err := Run(ctx, r, BuildStages(o.Relock, build.CompileStage{Sandbox: o.Sandbox, Remote: o.Remote, RemoteUpload: o.RemoteUpload}, sign)); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// MergeOptions are the inputs of a merge.
+type MergeOptions struct {
+	Config *config.Config
+	Lock   *lock.Lock
+	// Parts are the part folders.
+	Parts []string
+	Out   string
+	// Trusted are the keys a part statement must be signed by (none: any
+	// part is taken, signed or not).
+	Trusted []crypto.PublicKey
+	// Signer signs the merged release's provenance.
+	Signer provenance.Signer
+	Getenv func(string) string
+	Logger *slog.Logger
+}
+
+// MergeStages are the stages of `mkrelease merge`, in order: the parts'
+// files, then the release-wide files a build writes after its bundles,
+// made by the same stages from the parts' records.
+func MergeStages(parts []*part.Part, sign attest.Stage) []Stage {
+	return []Stage{
+		part.JoinStage{Parts: parts}, // each target's files from its part, checked as copied
+		part.SBOMStage{Parts: parts}, // the release SBOM from the parts' descriptions
+		release.ManifestStage{},      // manifest.json: the parts' shared inputs and their targets
+		release.ChecksumStage{},      // artifacts.json, sidecars and SHA256SUMS
+		sign,                         // one provenance naming the parts and their builders
+		release.OutputStage{},        // swap the staging folder into place, last
+	}
+}
+
+// Merge checks the parts and joins them into one release folder, o.Out,
+// byte for byte what one machine building every target writes (but for
+// the signed provenance). A part that does not pass [part.Check] refuses
+// the merge before anything is written.
+func Merge(ctx context.Context, o MergeOptions) (*release.Release, []*part.Part, error) {
+	if err := release.CheckOutput(o.Out); err != nil {
+		return nil, nil, err
+	}
+	parts, err := part.Check(ctx, o.Parts, part.CheckOptions{Config: o.Config, Lock: o.Lock, Trusted: o.Trusted})
+	if err != nil {
+		return nil, nil, err
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	outParent, stagePrefix := filepath.Dir(filepath.Clean(o.Out)), "."+filepath.Base(filepath.Clean(o.Out))+".tmp-"
+	more, serr := workdir.Sweep(outParent, stagePrefix)
+	workdir.LogSwept(logger, more, serr)
+	stageDir, err := workdir.Create(outParent, stagePrefix+"*")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer stageDir.Close()
+	r := &release.Release{Config: o.Config, Lock: o.Lock, Targets: o.Config.Targets, Out: o.Out, Stage: stageDir.Path, Logger: logger}
+	defer func() {
+		if r.Stage != "" {
+			os.RemoveAll(r.Stage)
+		}
+	}()
+	materials, byproducts := part.Provenance(parts)
+	sign := attest.Stage{Signer: o.Signer, Started: time.Now(), Getenv: o.Getenv, Materials: materials, Byproducts: byproducts}
+	if err := Run(ctx, r, MergeStages(parts, sign)); err != nil {
+		return nil, nil, err
+	}
+	return r, parts, nil
 }

@@ -68,3 +68,21 @@ func (v *Verifier) VerifyEnvelope(envelope []byte) (keyID string, statement []by
 	}
 	return id, env.Payload, nil
 }
+
+// EnvelopePayload returns the in-toto statement a DSSE envelope carries
+// without checking any signature: for reading what an envelope says when
+// no key is trusted. Never act on it as if it were verified.
+func EnvelopePayload(envelope []byte) ([]byte, error) {
+	var ej envelopeJSON
+	if err := json.Unmarshal(envelope, &ej); err != nil {
+		return nil, &VerifyError{Step: StepEnvelope, Msg: "not a JSON DSSE envelope", Err: err}
+	}
+	env, err := decodeEnvelope(ej)
+	if err != nil {
+		return nil, err
+	}
+	if env.PayloadType != PayloadType {
+		return nil, &VerifyError{Step: StepPayloadType, Msg: "the envelope does not carry an in-toto statement", Expected: PayloadType, Actual: env.PayloadType}
+	}
+	return env.Payload, nil
+}

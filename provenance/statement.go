@@ -66,6 +66,9 @@ type Provenance struct {
 	// ResolvedDependencies are the materials, in the order given: sources,
 	// overlays, dependency wheels, toolchains.
 	ResolvedDependencies []Dependency
+	// Byproducts are what the run made that is not a subject
+	// (runDetails.byproducts): a merged release names its parts here.
+	Byproducts []Dependency
 	// BuilderID identifies the builder (runDetails.builder.id).
 	BuilderID string
 	// BuilderVersion maps component to version, {"mkrelease": "0.1.0"}.
@@ -110,8 +113,9 @@ type (
 		Annotations      map[string]any    `json:"annotations,omitempty"`
 	}
 	runDetailsJSON struct {
-		Builder  builderJSON   `json:"builder"`
-		Metadata *metadataJSON `json:"metadata,omitempty"`
+		Builder    builderJSON              `json:"builder"`
+		Metadata   *metadataJSON            `json:"metadata,omitempty"`
+		Byproducts []resourceDescriptorJSON `json:"byproducts,omitempty"`
 	}
 	builderJSON struct {
 		ID      string            `json:"id"`
@@ -154,15 +158,16 @@ func (p Provenance) Statement() ([]byte, error) {
 		pred.BuildDefinition.ExternalParameters = map[string]any{} // required by SLSA, even when empty
 	}
 	for i, d := range p.ResolvedDependencies {
-		if d.URI == "" && len(d.Digest) == 0 {
-			return nil, fmt.Errorf("provenance statement: resolved dependency %d (%q) has neither a URI nor a digest", i, d.Name)
-		}
-		for alg, v := range d.Digest {
-			if err := checkDigestValue(alg, v); err != nil {
-				return nil, fmt.Errorf("provenance statement: resolved dependency %d (%q): %w", i, d.Name, err)
-			}
+		if err := checkDescriptor(d); err != nil {
+			return nil, fmt.Errorf("provenance statement: resolved dependency %d (%q): %w", i, d.Name, err)
 		}
 		pred.BuildDefinition.ResolvedDependencies = append(pred.BuildDefinition.ResolvedDependencies, resourceDescriptorJSON(d))
+	}
+	for i, d := range p.Byproducts {
+		if err := checkDescriptor(d); err != nil {
+			return nil, fmt.Errorf("provenance statement: byproduct %d (%q): %w", i, d.Name, err)
+		}
+		pred.RunDetails.Byproducts = append(pred.RunDetails.Byproducts, resourceDescriptorJSON(d))
 	}
 	md := metadataJSON{InvocationID: p.InvocationID, StartedOn: formatTime(p.StartedOn), FinishedOn: formatTime(p.FinishedOn)}
 	if md != (metadataJSON{}) {
@@ -173,6 +178,20 @@ func (p Provenance) Statement() ([]byte, error) {
 		return nil, fmt.Errorf("provenance statement: %w", err)
 	}
 	return out, nil
+}
+
+// checkDescriptor refuses a resource descriptor that names nothing (no URI
+// and no digest) or carries a malformed digest.
+func checkDescriptor(d Dependency) error {
+	if d.URI == "" && len(d.Digest) == 0 {
+		return errors.New("neither a URI nor a digest")
+	}
+	for alg, v := range d.Digest {
+		if err := checkDigestValue(alg, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // NewStatement returns an in-toto Statement v1 as compact JSON (no HTML

@@ -404,7 +404,8 @@ type (
 				ID      string            `json:"id"`
 				Version map[string]string `json:"version"`
 			} `json:"builder"`
-			Metadata *metadataJSON `json:"metadata"`
+			Metadata   *metadataJSON            `json:"metadata"`
+			Byproducts []resourceDescriptorJSON `json:"byproducts"`
 		} `json:"runDetails"`
 	}
 )
@@ -469,6 +470,9 @@ func parseStatement(payload []byte) (Provenance, error) {
 	p.InternalParameters = bd.InternalParameters
 	for _, d := range bd.ResolvedDependencies {
 		p.ResolvedDependencies = append(p.ResolvedDependencies, Dependency(d))
+	}
+	for _, d := range rd.Byproducts {
+		p.Byproducts = append(p.Byproducts, Dependency(d))
 	}
 	p.BuilderID = rd.Builder.ID
 	p.BuilderVersion = rd.Builder.Version

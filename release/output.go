@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
@@ -60,7 +61,11 @@ func BuildManifest(r *Release) *dist.Manifest {
 		if cl := r.Closures[t.Name]; cl != nil {
 			for _, p := range cl.Packages {
 				for _, f := range p.Files {
-					mt.Dependencies = append(mt.Dependencies, dist.ManifestArtifact{Path: f.Name, Name: p.Name + "==" + p.Version, Size: f.Size, SHA256: f.SHA256})
+					d := dist.ManifestArtifact{Path: f.Name, Name: p.Name + "==" + p.Version, Size: f.Size, SHA256: f.SHA256}
+					if strings.HasPrefix(f.URL, "https://") || strings.HasPrefix(f.URL, "http://") {
+						d.URL = f.URL
+					}
+					mt.Dependencies = append(mt.Dependencies, d)
 				}
 			}
 		}
@@ -116,9 +121,14 @@ type ManifestStage struct{}
 // String names the stage.
 func (ManifestStage) String() string { return "manifest" }
 
-// Run writes the manifest.
+// Run writes the manifest: r.Manifest when a stage before assembled it
+// (merge does, from the manifests of its parts), else [BuildManifest]'s.
+// Later stages read r.Manifest.
 func (ManifestStage) Run(_ context.Context, r *Release) error {
-	data, err := json.MarshalIndent(BuildManifest(r), "", "  ")
+	if r.Manifest == nil {
+		r.Manifest = BuildManifest(r)
+	}
+	data, err := json.MarshalIndent(r.Manifest, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode manifest: %w", err)
 	}

@@ -44,6 +44,9 @@ type Release struct {
 
 	Logger    *slog.Logger
 	Artifacts dist.List
+	// Manifest is manifest.json as the manifest stage wrote it: every
+	// input and output of the release. The provenance is made from it.
+	Manifest *dist.Manifest
 
 	// Found is what the sources stage found, in the shape of release.lock;
 	// it equals Lock once verified (minus per-file lists).

@@ -26,6 +26,8 @@ type BuildOptions struct {
 	NoCache bool
 	JSON    bool
 	Key     string
+	// Part builds a part of the release for `mkrelease merge`.
+	Part bool
 	// RemoteCache is --remote-cache (default: [cache] remote);
 	// RemoteUpload is --remote-cache-upload, which counts only when
 	// RemoteUploadSet (default: [cache] remote_upload, else true).
@@ -50,6 +52,7 @@ a failed build leaves the previous output as it was.`,
 		Example: `  mkrelease build
   mkrelease build --target linux-x86_64 --out dist-x86
   mkrelease build --no-cache --json
+  mkrelease build --target linux-aarch64 --part --out part-linux-aarch64
   mkrelease build --remote-cache https://cache.example.org/mkrelease --remote-cache-upload=false`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -63,6 +66,7 @@ a failed build leaves the previous output as it was.`,
 	cmd.Flags().StringArrayVarP(&opts.Targets, "target", "t", nil, "build only this target (repeatable; default: all)")
 	cmd.Flags().StringVarP(&opts.Out, "out", "o", "dist", "output folder (replaced as a whole)")
 	cmd.Flags().BoolVar(&opts.NoCache, "no-cache", false, "run every action even when cached")
+	cmd.Flags().BoolVar(&opts.Part, "part", false, "build a part of the release (part.json and a signed part statement instead of the provenance), for mkrelease merge")
 	addRemoteCacheFlags(cmd, &opts.RemoteCache, &opts.RemoteUpload)
 	cmd.Flags().StringVar(&opts.Key, "key", "", "signing key URI for the provenance (default: [signing] key, else the local development key)")
 	addJSONFlag(cmd, &opts.JSON)
@@ -148,7 +152,7 @@ func buildRun(ctx context.Context, o *BuildOptions) error {
 	bo := pipeline.BuildOptions{
 		Config: cfg, Lock: l, LockFile: g.lockPath(), Relock: g.relockCommand(), Targets: targets,
 		Out: o.Out, CacheDir: cache, NoCache: o.NoCache, Logger: log, Signer: signer, Getenv: o.Factory.Getenv,
-		Sandbox: sandboxOptions(o.Factory),
+		Sandbox: sandboxOptions(o.Factory), Part: o.Part,
 	}
 	if remote != nil {
 		bo.Remote, bo.RemoteUpload = remote, upload
@@ -187,8 +191,12 @@ func buildRun(ctx context.Context, o *BuildOptions) error {
 	for _, a := range r.Artifacts.Filter(dist.Not(dist.ByKind(dist.KindManifest))) {
 		fmt.Fprintf(w, "%s  %s\n", a.SHA256, a.Path)
 	}
-	fmt.Fprintf(w, "built %s %s for %s into %s: %d action%s (%d ran, %d cached); %s\n",
-		rep.Project, rep.Version, strings.Join(rep.Targets, ", "), o.Out, rep.ActionsTotal, plural(rep.ActionsTotal), rep.ActionsRun, rep.ActionsCached, r.Sandbox.Describe())
+	what := "built"
+	if o.Part {
+		what = "built a part of"
+	}
+	fmt.Fprintf(w, "%s %s %s for %s into %s: %d action%s (%d ran, %d cached); %s\n",
+		what, rep.Project, rep.Version, strings.Join(rep.Targets, ", "), o.Out, rep.ActionsTotal, plural(rep.ActionsTotal), rep.ActionsRun, rep.ActionsCached, r.Sandbox.Describe())
 	return nil
 }
 

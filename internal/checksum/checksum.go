@@ -2,12 +2,15 @@ package checksum
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -276,4 +279,33 @@ func hashReader(r io.Reader, buf []byte, stop func() error) (string, int64, erro
 			return "", n, err
 		}
 	}
+}
+
+// CopyFile copies src to dst atomically (a temporary name, synced, then
+// renamed) with mode perm, hashing the bytes as they are copied: when they
+// do not have digest sha and size (the file changed since it was checked),
+// nothing is written and the error names src with both digests. Parent
+// folders of dst are created.
+func CopyFile(ctx context.Context, src, dst, sha string, size int64, perm fs.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("copy: %w", err)
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return fmt.Errorf("copy %s: %w", src, err)
+	}
+	out, err := atomicfile.Create(dst, perm)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	got, n, err := hashReader(io.TeeReader(in, out), make([]byte, readBufSize), ctx.Err)
+	if err != nil {
+		return fmt.Errorf("copy %s to %s: %w", src, dst, err)
+	}
+	if got != sha || n != size {
+		return fmt.Errorf("copy %s: it changed while copied: sha256 %s (%d bytes), checked %s (%d bytes)", src, got, n, sha, size)
+	}
+	return out.Commit()
 }

@@ -48,7 +48,15 @@ const (
 	KindEvidenceStatements
 	// KindVSA is a signed verification summary.
 	KindVSA
+	// KindPart is part.json, the record of a part: what one machine built
+	// of a release, for `mkrelease merge`.
+	KindPart
+	// KindPartStatement is a part's signed statement, naming its files.
+	KindPartStatement
 )
+
+// lastKind is the last kind ParseKind knows.
+const lastKind = KindPartStatement
 
 // spec holds the name and the properties of each kind.
 func (k Kind) spec() (name string, reproducible, subject bool) {
@@ -81,6 +89,10 @@ func (k Kind) spec() (name string, reproducible, subject bool) {
 		return "evidence-statements", false, false
 	case KindVSA:
 		return "vsa", false, false
+	case KindPart:
+		return "part", false, false
+	case KindPartStatement:
+		return "part-statement", false, false
 	}
 	return "other", false, false
 }
@@ -103,7 +115,7 @@ func (k Kind) Subject() bool { _, _, s := k.spec(); return s }
 // ParseKind returns the kind a name (as [Kind.String] spells it) stands
 // for.
 func ParseKind(name string) (Kind, bool) {
-	for k := KindBinary; k <= KindVSA; k++ {
+	for k := KindBinary; k <= lastKind; k++ {
 		if k.String() == name {
 			return k, true
 		}

@@ -100,4 +100,7 @@ type ManifestArtifact struct {
 	Step   string `json:"step,omitempty"`
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256"`
+	// URL is where a dependency wheel was fetched from, when that is an
+	// http(s) URL (not a local folder: a path of the machine that built).
+	URL string `json:"url,omitempty"`
 }

@@ -28,6 +28,12 @@ const (
 	// BinDir is the folder of the release folder that holds the build
 	// outputs, one sub-folder per target.
 	BinDir = "build"
+	// PartFile is the record of a part (a folder one machine built for
+	// some of a release's targets): what built it, from what, and every
+	// file it holds.
+	PartFile = "part.json"
+	// PartStatementFile is a part's signed statement.
+	PartStatementFile = "part" + statementsExt
 )
 
 const (
@@ -135,6 +141,10 @@ func (n Names) Classify(name string) Class {
 		return Class{Kind: KindProvenance}
 	case n.VSA():
 		return Class{Kind: KindVSA}
+	case PartFile:
+		return Class{Kind: KindPart}
+	case PartStatementFile:
+		return Class{Kind: KindPartStatement}
 	}
 	if IsWheel(name) {
 		return Class{Kind: KindWheel}
@@ -210,6 +220,10 @@ func Guess(name string) (Class, Names) {
 		return Class{Kind: KindChecksums}, Names{}
 	case NotesFile:
 		return Class{Kind: KindNotes}, Names{}
+	case PartFile:
+		return Class{Kind: KindPart}, Names{}
+	case PartStatementFile:
+		return Class{Kind: KindPartStatement}, Names{}
 	}
 	if IsWheel(name) {
 		return Class{Kind: KindWheel}, Names{}

@@ -24,6 +24,8 @@ func TestNamesClassifyRoundTrip(t *testing.T) {
 		{ArtifactsFile, KindArtifacts, "", 0},
 		{ChecksumsFile, KindChecksums, "", 0},
 		{NotesFile, KindNotes, "", 0},
+		{PartFile, KindPart, "", 0},
+		{PartStatementFile, KindPartStatement, "", 0},
 		{"vexl_plugin-0.3.0-py3-none-manylinux_2_28_x86_64.whl", KindWheel, "", 0},
 		{Sidecar(n.Bundle("linux-x86_64")), KindSidecar, "linux-x86_64", KindBundle},
 		{Sidecar("vexl_compiler-0.3.0-py3-none-any.whl"), KindSidecar, "", KindWheel},
@@ -73,6 +75,8 @@ func TestGuessLoneNames(t *testing.T) {
 		{n.SBOM(), KindSBOM, "", "vexl-0.3.0"},
 		{n.Bundle("linux-x86_64"), KindBundle, "", ""},
 		{ChecksumsFile, KindChecksums, "", ""},
+		{PartFile, KindPart, "", ""},
+		{PartStatementFile, KindPartStatement, "", ""},
 		{"a_b-1.0-py3-none-any.whl", KindWheel, "", ""},
 		{".tar.gz", KindOther, "", ""},
 		{"README", KindOther, "", ""},
@@ -89,7 +93,7 @@ func TestGuessLoneNames(t *testing.T) {
 }
 
 func TestKinds(t *testing.T) {
-	for k := KindOther; k <= KindVSA; k++ {
+	for k := KindOther; k <= lastKind; k++ {
 		got, ok := ParseKind(k.String())
 		if !ok || got != k {
 			t.Errorf("ParseKind(%q) = %v %v", k.String(), got, ok)

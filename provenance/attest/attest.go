@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
@@ -36,6 +37,9 @@ type Stage struct {
 	// Actions) for the builder and invocation ids.
 	Started time.Time
 	Getenv  func(string) string
+	// Materials and Byproducts are added to what the manifest records: a
+	// merged release names its parts and their builders in both.
+	Materials, Byproducts []provenance.Dependency
 }
 
 // String names the stage.
@@ -55,7 +59,7 @@ func (s Stage) Skip(r *release.Release) (string, bool) {
 
 // Run states, signs and writes.
 func (s Stage) Run(ctx context.Context, r *release.Release) error {
-	p := Provenance(r, s.getenv, s.Started, time.Now())
+	p := s.Provenance(r, s.Started, time.Now())
 	statement, err := p.Statement()
 	if err != nil {
 		return fmt.Errorf("provenance: %w", err)
@@ -91,8 +95,10 @@ func (s Stage) getenv(k string) string {
 	return s.Getenv(k)
 }
 
-// Provenance describes r: subjects, parameters, materials, builder.
-func Provenance(r *release.Release, getenv func(string) string, started, finished time.Time) provenance.Provenance {
+// Provenance describes r: subjects, parameters, materials (those of
+// r.Manifest and s.Materials), byproducts, builder.
+func (s Stage) Provenance(r *release.Release, started, finished time.Time) provenance.Provenance {
+	getenv := s.getenv
 	c := r.Config
 	p := provenance.Provenance{
 		ExternalParameters: map[string]any{
@@ -101,9 +107,9 @@ func Provenance(r *release.Release, getenv func(string) string, started, finishe
 			"targets":             targetNames(r),
 		},
 		InternalParameters: map[string]any{"source_date_epoch": r.Epoch, "sandbox": sandboxFacts(r)},
-		BuilderID:          builderID(getenv),
+		BuilderID:          BuilderID(getenv),
 		BuilderVersion:     map[string]string{"mkrelease": release.ToolVersion},
-		InvocationID:       invocationID(getenv),
+		InvocationID:       InvocationID(getenv),
 		StartedOn:          started.UTC(),
 		FinishedOn:         finished.UTC(),
 	}
@@ -113,59 +119,59 @@ func Provenance(r *release.Release, getenv func(string) string, started, finishe
 	for _, a := range r.Artifacts.Filter(dist.Subjects()) {
 		p.Subjects = append(p.Subjects, provenance.Subject{Name: a.Path, SHA256: a.SHA256})
 	}
-	if f := r.Found; f != nil {
-		for _, src := range f.Sources {
-			d := provenance.Dependency{Name: "source:" + src.Name, Digest: map[string]string{}}
-			if h, err := provenance.DirHash(src.Tree); err == nil {
-				d.Digest = h
-			}
-			kind, ok := pin.Lookup(src.Kind)
-			if !ok {
-				kind = pin.Local // a kind this mkrelease does not know: its location, as a file
-			}
-			var digest map[string]string
-			d.URI, digest = kind.Resolved(src)
-			maps.Copy(d.Digest, digest)
-			p.ResolvedDependencies = append(p.ResolvedDependencies, d)
-		}
-		for _, o := range f.Overlays {
-			d := provenance.Dependency{Name: "overlay:" + o.Name, URI: "file:" + o.Path, Digest: map[string]string{},
-				Annotations: map[string]any{"source": o.Source, "result": o.Result}}
-			if sha, ok := strings.CutPrefix(o.Digest, "sha256:"); ok {
-				d.Digest["sha256"] = sha
-			} else if h, err := provenance.DirHash(o.Digest); err == nil {
-				d.Digest = h
-			}
-			p.ResolvedDependencies = append(p.ResolvedDependencies, d)
-		}
+	if m := r.Manifest; m != nil {
+		p.ResolvedDependencies = append(p.ResolvedDependencies, Materials(m)...)
 	}
-	for _, t := range r.Targets {
-		cl := r.Closures[t.Name]
-		if cl == nil {
-			continue
-		}
-		for _, pkg := range cl.Packages {
-			for _, file := range pkg.Files {
-				d := provenance.Dependency{Name: file.Name, URI: "pkg:pypi/" + pkg.Name + "@" + pkg.Version,
-					Digest: map[string]string{"sha256": file.SHA256}, Annotations: map[string]any{"target": t.Name}}
-				if strings.HasPrefix(file.URL, "https://") || strings.HasPrefix(file.URL, "http://") {
-					d.DownloadLocation = file.URL
-				}
-				p.ResolvedDependencies = append(p.ResolvedDependencies, d)
-			}
-		}
-	}
-	if f := r.Found; f != nil {
-		for _, tc := range f.Toolchains {
-			uri := "urn:mkrelease:toolchain:" + url.PathEscape(tc.Name)
-			if tc.Target != "" {
-				uri += ":" + url.PathEscape(tc.Target)
-			}
-			p.ResolvedDependencies = append(p.ResolvedDependencies, provenance.Dependency{Name: "toolchain:" + tc.Key(), URI: uri,
-				Annotations: map[string]any{"version": tc.Version}})
-		}
-	}
+	p.ResolvedDependencies = append(p.ResolvedDependencies, s.Materials...)
+	p.Byproducts = append(p.Byproducts, s.Byproducts...)
 	return p
+}
+
+// Materials are the inputs manifest.json records, as the provenance's
+// resolved dependencies, in this order: the pinned sources, the overlays,
+// each target's dependency wheels, the toolchains.
+func Materials(m *dist.Manifest) []provenance.Dependency {
+	var out []provenance.Dependency
+	for _, src := range m.Sources {
+		d := provenance.Dependency{Name: "source:" + src.Name, Digest: map[string]string{}}
+		if h, err := provenance.DirHash(src.Tree); err == nil {
+			d.Digest = h
+		}
+		kind, ok := pin.Lookup(src.Kind)
+		if !ok {
+			kind = pin.Local // a kind this mkrelease does not know: its location, as a file
+		}
+		var digest map[string]string
+		d.URI, digest = kind.Resolved(src)
+		maps.Copy(d.Digest, digest)
+		out = append(out, d)
+	}
+	for _, o := range m.Overlays {
+		d := provenance.Dependency{Name: "overlay:" + o.Name, URI: "file:" + o.Path, Digest: map[string]string{},
+			Annotations: map[string]any{"source": o.Source, "result": o.Result}}
+		if sha, ok := strings.CutPrefix(o.Digest, "sha256:"); ok {
+			d.Digest["sha256"] = sha
+		} else if h, err := provenance.DirHash(o.Digest); err == nil {
+			d.Digest = h
+		}
+		out = append(out, d)
+	}
+	for _, t := range m.Targets {
+		for _, w := range t.Dependencies {
+			name, version, _ := strings.Cut(w.Name, "==")
+			out = append(out, provenance.Dependency{Name: w.Path, URI: "pkg:pypi/" + name + "@" + version,
+				Digest: map[string]string{"sha256": w.SHA256}, DownloadLocation: w.URL, Annotations: map[string]any{"target": t.Name}})
+		}
+	}
+	for _, tc := range m.Toolchains {
+		uri := "urn:mkrelease:toolchain:" + url.PathEscape(tc.Name)
+		if tc.Target != "" {
+			uri += ":" + url.PathEscape(tc.Target)
+		}
+		key := lock.Toolchain{Name: tc.Name, Target: tc.Target, Version: tc.Version}.Key()
+		out = append(out, provenance.Dependency{Name: "toolchain:" + key, URI: uri, Annotations: map[string]any{"version": tc.Version}})
+	}
+	return out
 }
 
 // sandboxFacts records how the build steps ran, for the release policies
@@ -192,18 +198,18 @@ func targetNames(r *release.Release) []string {
 	return out
 }
 
-// builderID names who ran the build: the GitHub Actions workflow when the
+// BuilderID names who ran the build: the GitHub Actions workflow when the
 // build runs there, else a local build.
-func builderID(getenv func(string) string) string {
+func BuilderID(getenv func(string) string) string {
 	if getenv("GITHUB_ACTIONS") == "true" && getenv("GITHUB_WORKFLOW_REF") != "" {
 		return getenv("GITHUB_SERVER_URL") + "/" + getenv("GITHUB_WORKFLOW_REF")
 	}
 	return "https://mkrelease.dev/builders/local@v1"
 }
 
-// invocationID identifies this run: the GitHub Actions run when there is
+// InvocationID identifies this run: the GitHub Actions run when there is
 // one, else a random (version 4) UUID, as RFC 9562 spells it.
-func invocationID(getenv func(string) string) string {
+func InvocationID(getenv func(string) string) string {
 	if getenv("GITHUB_ACTIONS") == "true" && getenv("GITHUB_RUN_ID") != "" {
 		return fmt.Sprintf("%s/%s/actions/runs/%s/attempts/%s", getenv("GITHUB_SERVER_URL"), getenv("GITHUB_REPOSITORY"), getenv("GITHUB_RUN_ID"), getenv("GITHUB_RUN_ATTEMPT"))
 	}
