@@ -196,7 +196,7 @@ func checkStatement(p *Part, trusted []crypto.PublicKey, rep *finding.Report) {
 			return
 		}
 		if p.KeyID, payload, err = v.VerifyEnvelope(bytes.TrimSpace(env)); err != nil {
-			rep.Add(finding.Finding{Check: CheckStatement, File: at, Msg: err.Error() + " (trusted: " + strings.Join(v.KeyIDs(), ", ") + ")"})
+			rep.Add(finding.Finding{Check: CheckStatement, File: at, Msg: "not signed by a trusted key (" + err.Error() + "): sign every part with a key [signing] trusted_keys or --trusted-key names"})
 			return
 		}
 	} else if payload, err = provenance.EnvelopePayload(bytes.TrimSpace(env)); err != nil {

@@ -139,6 +139,9 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		return nil, errors.New("targets: none")
 	}
 	for _, t := range m.Targets {
+		if !dist.IsTargetName(t) {
+			return nil, fmt.Errorf("targets: %q is not a target name", t)
+		}
 		if err := dist.CheckTargetName(t); err != nil {
 			return nil, fmt.Errorf("targets: %w", err)
 		}

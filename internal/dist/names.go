@@ -180,6 +180,10 @@ func CheckTargetName(t string) error {
 // what release.toml accepts for a target (a lower-case letter or digit,
 // then letters, digits, ".", "_" and "-"), so no path separator, no
 // upper case and no white space.
+// IsTargetName reports whether t has the shape of a target name: lower-case
+// letters, digits, '.', '_' and '-', starting with a letter or a digit.
+func IsTargetName(t string) bool { return validTarget(t) }
+
 func validTarget(t string) bool {
 	if t == "" || !isLowerAlnum(t[0]) {
 		return false
