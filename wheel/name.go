@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mkrelease/mkrelease/internal/dist/ext"
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pyname"
 )
 
 // Ext ends every wheel's file name.
-const Ext = ".whl"
+const Ext = ext.Wheel
 
 // Filename is a parsed wheel file name (PEP 427, as amended by the binary
 // distribution format specification):

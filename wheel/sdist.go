@@ -1,10 +1,14 @@
 package wheel
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mkrelease/mkrelease/internal/dist/ext"
+)
 
 // sdistExts are the extensions of a source distribution's file name, in
 // the order they are tried.
-var sdistExts = [...]string{".tar.gz", ".zip", ".tar.bz2", ".tar.xz", ".tgz", ".tar"}
+var sdistExts = append([]string{ext.Sdist}, ext.OldSdists[:]...)
 
 // SplitSdistFilename splits the file name of a source distribution,
 // NAME-VERSION.EXT, at its last "-" into the distribution's name and its

@@ -80,7 +80,7 @@ type Result struct {
 // incompressible are file name suffixes of formats that are already
 // compressed: they are stored, never recompressed.
 var incompressible = []string{
-	".gz", ".tgz", ".bz2", ".xz", ".zst", ".lz4", ".br", ".zip", ".whl", ".jar", ".7z",
+	".gz", ".tgz", ".bz2", ".xz", ".zst", ".lz4", ".br", ".zip", Ext, ".jar", ".7z",
 	".png", ".jpg", ".jpeg", ".gif", ".webp", ".mp3", ".mp4", ".ogg", ".woff", ".woff2",
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mkrelease/mkrelease/internal/dist/ext"
 	"github.com/mkrelease/mkrelease/wheel"
 )
 
@@ -37,7 +38,7 @@ const (
 )
 
 const (
-	archiveExt    = ".tar.gz"
+	archiveExt    = ext.Sdist
 	statementsExt = ".intoto.jsonl"
 	sigstoreExt   = ".sigstore.json"
 	spdxExt       = ".spdx.json"

@@ -24,16 +24,10 @@ var releaseNamePatterns = []string{
 	".vsa.", ".tar.gz", ".sha256", ".whl",
 }
 
-// owners are the packages (folders relative to the module root) that may
-// spell a pattern besides dist: the wheel package owns the wheel and sdist
-// file-name standards (PEP 427, PEP 625), which dist classifies through it.
-var owners = map[string][]string{
-	".whl":    {"wheel"},
-	".tar.gz": {"wheel"},
-}
-
-// notProduct are folders that are not mkrelease's code: the embedded
-// default project, which mkrelease builds.
+// notProduct are the folders the walk leaves out: the embedded default
+// project, which mkrelease builds, and dist itself (with internal/dist/ext,
+// the extensions of the wheel and sdist standards, which the wheel package
+// takes from it). There is no other exception.
 var notProduct = []string{"backend", "internal/dist"}
 
 func TestNoPackageButDistSpellsAReleaseFileName(t *testing.T) {
@@ -77,7 +71,7 @@ func TestNoPackageButDistSpellsAReleaseFileName(t *testing.T) {
 				return true
 			}
 			for _, pat := range releaseNamePatterns {
-				if strings.Contains(v, pat) && !owns(rel, pat) {
+				if strings.Contains(v, pat) {
 					found = append(found, fset.Position(lit.Pos()).String()+": "+lit.Value)
 					break
 				}
@@ -93,16 +87,6 @@ func TestNoPackageButDistSpellsAReleaseFileName(t *testing.T) {
 		rel, _ := filepath.Rel(root, f)
 		t.Errorf("%s spells a release file name: ask package dist for it", rel)
 	}
-}
-
-func owns(rel, pattern string) bool {
-	dir := filepath.ToSlash(filepath.Dir(rel))
-	for _, o := range owners[pattern] {
-		if dir == o {
-			return true
-		}
-	}
-	return false
 }
 
 func TestTheOwnerTestSeesTheTree(t *testing.T) {
