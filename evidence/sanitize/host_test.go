@@ -30,6 +30,14 @@ var hostTests = []struct {
 	{"ci", "/srv/ci-cache/x /srv/ci.log /srv/ci_x /srv/xci/ /srv/cix", nil},
 	{"ci", "bob@ci.example.org @ci/pkg ci@x ci", nil},
 	{"ci", "{host} /{host}/x", nil},
+	// In binary data (an SQLite page's floats) the same bytes are
+	// chance, not a name used as a host or a folder: found only in text.
+	{"vm", "\x9c\x03/vm\x00\xff", nil},
+	{"vm", "\x01\xe2a@vm\x81", nil},
+	{"vm", "\x80/vm/x", nil},
+	{"vm", "/srv/vm\x00", nil},
+	{"vm", "x\x00/srv/vm/y", []int{7}},
+	{"vm", "\x00\x00alice@vm:~$", []int{8}},
 	// A short name spelled like a standard top-level folder is not found
 	// as the first component of an absolute path.
 	{"dev", "/dev/null file:///dev/shm \"/dev\" x=/dev/fd/0", nil},

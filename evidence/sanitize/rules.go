@@ -118,6 +118,7 @@ func isToken68(c byte) bool    { return isAlnum(c) || strings.IndexByte("-._~+/"
 func isHostByte(c byte) bool   { return isAlnum(c) || c == '-' || c == '_' }
 func isQuoteSpace(c byte) bool { return strings.IndexByte(" \t\"'`", c) >= 0 }
 func isBlank(c byte) bool      { return c == ' ' || c == '\t' }
+func isTextByte(c byte) bool   { return c >= 0x20 && c < 0x7f || c == '\t' || c == '\n' || c == '\r' }
 func isHeaderByte(c byte) bool { return isAlnum(c) || c == ' ' || c == '.' || c == '_' }
 
 // isNameByte reports the bytes that may continue a file name: a path
@@ -458,10 +459,24 @@ func hostRules(host string) []*rule {
 
 // shortHostAt reports whether the short or common host name lit, found
 // in w, is used as a host or a folder name there (see hostRules).
+//
+// It is text that uses a name so: the byte after the name and the four
+// bytes before it (as many as there are, at the start of the input) are
+// printable ASCII or white space. In binary data (the pages of an SQLite
+// store) two random bytes spell a two-letter host name every few hundred
+// kilobytes, after a "/" or a name byte and "@" often enough to refuse
+// good evidence; the same bytes in text context are about a hundred times
+// rarer. A value the store holds as text is in the records it is built
+// from as well, which are text and scanned too.
 func shortHostAt(w window, lit string) bool {
 	after := w.at(len(lit))
-	if !not(after, isHostByte) || after == '.' {
+	if !not(after, isHostByte) || after == '.' || after >= 0 && !isTextByte(byte(after)) {
 		return false
+	}
+	for k := 1; k <= 5; k++ {
+		if c := w.prev(k); c >= 0 && !isTextByte(byte(c)) {
+			return false
+		}
 	}
 	switch w.prev(1) {
 	case '@': // user@host
