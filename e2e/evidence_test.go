@@ -269,8 +269,9 @@ func readMeasurements(t *testing.T, archive, member string) []evidence.Measureme
 // same bytes.
 // checkEvidence runs the README's main command, `mkrelease release`, which
 // gathers the evidence of the embedded default and publishes it, then
-// checks the evidence and what was published.
-func checkEvidence(t *testing.T, a, b run) {
+// checks the evidence and what was published. It returns a folder holding
+// a copy of the x86_64 evidence (archive and statements).
+func checkEvidence(t *testing.T, a, b run) string {
 	relOut, errOut := releaseDefault(t, a)
 	defer t.Run("published", func(t *testing.T) { checkRelease(t, a, relOut) })
 	out := relOut
@@ -316,4 +317,5 @@ func checkEvidence(t *testing.T, a, b run) {
 	if code != 1 || !strings.Contains(errOut, "signature: ") {
 		t.Errorf("import without the signer's key: exit %d, want 1 with signature findings\n%s", code, errOut)
 	}
+	return aside
 }

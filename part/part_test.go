@@ -50,7 +50,7 @@ func makePart(t *testing.T, dir string, signer provenance.Signer, change func(*M
 	as := []dist.Artifact{{Kind: dist.KindNotes, Path: dist.NotesFile, SHA256: checksum.Bytes([]byte(notes)), Size: int64(len(notes))}}
 	m := &dist.Manifest{Schema: dist.ManifestSchema, Project: dist.ManifestProject{Name: "demo", Version: "1.0"}, Mkrelease: release.ToolVersion,
 		SourceDateEpoch: 1700000000, Build: dist.ManifestBuild{Sandboxed: true, Isolation: "sandbox"}}
-	doc := sbom.Release{Name: "demo", Version: "1.0", Created: 1700000000}
+	doc := sbom.Release{Name: "demo", Version: "1.0", Created: 1700000000, Tool: "mkrelease-" + release.ToolVersion}
 	for _, tg := range targets {
 		rel := dist.BinDir + "/" + tg + "/tool"
 		data := "binary of " + tg

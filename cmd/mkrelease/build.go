@@ -34,8 +34,6 @@ type BuildOptions struct {
 	RemoteCache     string
 	RemoteUpload    bool
 	RemoteUploadSet bool
-	// session is the invocation's, when build is a stage of release.
-	session *session
 }
 
 // NewCmdBuild builds the release.
@@ -121,32 +119,46 @@ func selectTargets(cfg *config.Config, names []string) ([]config.Target, error) 
 }
 
 func buildRun(ctx context.Context, o *BuildOptions) error {
+	s := newSession(o.Factory, o.Global)
+	bo, err := o.pipelineOptions(ctx, s)
+	if err != nil {
+		return err
+	}
+	r, err := pipeline.Build(ctx, bo)
+	if err != nil {
+		return err
+	}
+	return o.report(bo, r)
+}
+
+// pipelineOptions resolves build's flags, with the session's
+// configuration, lock and key, into the build pipeline's options.
+func (o *BuildOptions) pipelineOptions(ctx context.Context, s *session) (pipeline.BuildOptions, error) {
 	g := o.Global
-	s := sessionOf(o.session, o.Factory, g)
 	log := s.log
 	cfg, err := s.config()
 	if err != nil {
-		return err
+		return pipeline.BuildOptions{}, err
 	}
 	l, err := s.lock()
 	if err != nil {
-		return err
+		return pipeline.BuildOptions{}, err
 	}
 	targets, err := selectTargets(cfg, o.Targets)
 	if err != nil {
-		return err
+		return pipeline.BuildOptions{}, err
 	}
 	cache, err := g.cacheDir(o.Factory)
 	if err != nil {
-		return err
+		return pipeline.BuildOptions{}, err
 	}
 	remote, upload, err := remoteCache(o, cfg, log)
 	if err != nil {
-		return err
+		return pipeline.BuildOptions{}, err
 	}
 	signer, err := s.signingKey(ctx, o.Key)
 	if err != nil {
-		return err
+		return pipeline.BuildOptions{}, err
 	}
 	log.Info("building", "project", cfg.Project.NormalizedName, "version", cfg.Project.Version, "targets", strings.Join(names(targets), ","))
 	bo := pipeline.BuildOptions{
@@ -157,16 +169,21 @@ func buildRun(ctx context.Context, o *BuildOptions) error {
 	if remote != nil {
 		bo.Remote, bo.RemoteUpload = remote, upload
 	}
-	r, err := pipeline.Build(ctx, bo)
-	if err != nil {
-		return err
-	}
+	return bo, nil
+}
+
+// report prints what the build wrote: every artifact and a summary line,
+// or with --json the whole report.
+func (o *BuildOptions) report(bo pipeline.BuildOptions, r *release.Release) error {
+	cfg := bo.Config
 	rep := buildReport{
-		Project: cfg.Project.NormalizedName, Version: cfg.Project.Version, Out: o.Out, Targets: names(targets),
+		Project: cfg.Project.NormalizedName, Version: cfg.Project.Version, Out: o.Out, Targets: names(bo.Targets),
 		Sandboxed: r.Sandbox.Isolated, Sandbox: r.Sandbox.Name, NetworkIsolated: r.Sandbox.Network, IsolationNote: r.Sandbox.Reason,
 		Actions:      r.Actions,
-		RemoteCache:  remoteURL(remote),
 		ActionsTotal: len(r.Actions), Artifacts: []reportArtifact{},
+	}
+	if bo.Remote != nil {
+		rep.RemoteCache = bo.Remote.String()
 	}
 	if rep.Actions == nil {
 		rep.Actions = []release.ActionRecord{}
@@ -255,13 +272,6 @@ func remoteCache(o *BuildOptions, cfg *config.Config, log *slog.Logger) (*remote
 // the bubblewrap binary (default: bwrap on PATH).
 func sandboxOptions(f *Factory) executor.Options {
 	return executor.Options{Bwrap: f.Getenv("MKRELEASE_BWRAP")}
-}
-
-func remoteURL(c *remotecache.Client) string {
-	if c == nil {
-		return ""
-	}
-	return c.String()
 }
 
 func names(ts []config.Target) []string {

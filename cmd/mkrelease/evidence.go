@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 
 	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/evidence/stats"
+	"github.com/mkrelease/mkrelease/pipeline"
 	"github.com/spf13/cobra"
 )
 
@@ -38,9 +39,6 @@ type EvidenceRunOptions struct {
 	Python  string
 	Key     string
 	JSON    bool
-	// session is the invocation's, when evidence run is a stage of
-	// release.
-	session *session
 }
 
 // NewCmdEvidenceRun runs the verifier lanes.
@@ -97,8 +95,7 @@ type evidenceRunReport struct {
 }
 
 func evidenceRun(ctx context.Context, o *EvidenceRunOptions) error {
-	s := sessionOf(o.session, o.Factory, o.Global)
-	log := s.log
+	s := newSession(o.Factory, o.Global)
 	cfg, err := s.config()
 	if err != nil {
 		return err
@@ -107,33 +104,49 @@ func evidenceRun(ctx context.Context, o *EvidenceRunOptions) error {
 	if err != nil {
 		return err
 	}
-	signer, err := s.signingKey(ctx, o.Key)
+	eo, err := o.runOptions(ctx, s)
 	if err != nil {
 		return err
 	}
+	runs, err := pipeline.Evidence(ctx, eo, targets, len(o.Targets) > 0, skippedTarget(s.log))
+	if err != nil {
+		return err
+	}
+	return o.report(runs)
+}
+
+// runOptions are the options of the runner, but for the target.
+func (o *EvidenceRunOptions) runOptions(ctx context.Context, s *session) (runner.RunOptions, error) {
+	cfg, err := s.config()
+	if err != nil {
+		return runner.RunOptions{}, err
+	}
+	signer, err := s.signingKey(ctx, o.Key)
+	if err != nil {
+		return runner.RunOptions{}, err
+	}
+	return runner.RunOptions{Config: cfg, Dist: o.Dist, Lanes: o.Lanes, Python: o.Python,
+		Signer: signer, Getenv: o.Factory.Getenv, Logger: s.log}, nil
+}
+
+// skippedTarget warns about a target whose evidence this machine cannot
+// run.
+func skippedTarget(log *slog.Logger) func(string, *runner.NotRunnableError) {
+	return func(t string, nr *runner.NotRunnableError) {
+		log.Warn("skipped a target this machine cannot run", "target", t, "wheel", nr.Wheel,
+			"remedy", "run `mkrelease evidence run --target "+t+"` on a machine of its platform and `mkrelease evidence import` the result")
+	}
+}
+
+// report prints each target's lanes and what was written; a lane that did
+// not pass is exit status 1.
+func (o *EvidenceRunOptions) report(runs []pipeline.EvidenceRun) error {
 	var reports []evidenceRunReport
 	allPassed := true
-	for _, t := range targets {
-		log.Info("running the verifier lanes", "target", t.Name)
-		res, err := runner.Run(ctx, runner.RunOptions{
-			Config: cfg, Dist: o.Dist, Target: t.Name, Lanes: o.Lanes, Python: o.Python,
-			Signer: signer, Getenv: o.Factory.Getenv, Logger: log,
-		})
-		var nr *runner.NotRunnableError
-		if errors.As(err, &nr) && len(o.Targets) == 0 {
-			log.Warn("skipped a target this machine cannot run", "target", t.Name, "wheel", nr.Wheel,
-				"remedy", "run `mkrelease evidence run --target "+t.Name+"` on a machine of its platform and `mkrelease evidence import` the result")
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		passed := lanesPassed(res.Summary)
+	for _, r := range runs {
+		passed := lanesPassed(r.Result.Summary)
 		allPassed = allPassed && passed
-		reports = append(reports, evidenceRunReport{Target: t.Name, Archive: res.Archive, Statements: res.Statements, Passed: passed, Summary: res.Summary})
-	}
-	if len(reports) == 0 {
-		return usageErrorf("no target of release.toml can run on this machine: run mkrelease evidence run on a machine of each target's platform, then mkrelease evidence import the evidence")
+		reports = append(reports, evidenceRunReport{Target: r.Target, Archive: r.Result.Archive, Statements: r.Result.Statements, Passed: passed, Summary: r.Result.Summary})
 	}
 	if o.JSON {
 		if err := writeJSON(o.Factory.IO.Out, reports); err != nil {

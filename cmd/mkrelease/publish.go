@@ -13,8 +13,10 @@ import (
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/channel"
 	"github.com/mkrelease/mkrelease/internal/pyname"
+	"github.com/mkrelease/mkrelease/pipeline"
 	"github.com/mkrelease/mkrelease/policies"
 	"github.com/mkrelease/mkrelease/publish"
+	"github.com/mkrelease/mkrelease/release"
 	"github.com/mkrelease/mkrelease/wheel"
 	"github.com/spf13/cobra"
 )
@@ -31,8 +33,6 @@ type PublishOptions struct {
 	AllowDowngrade bool
 	DryRun         bool
 	JSON           bool
-	// session is the invocation's, when publish is a stage of release.
-	session *session
 }
 
 // NewCmdPublish gates and publishes a built release.
@@ -94,19 +94,30 @@ type dryRunReport struct {
 }
 
 func publishRun(ctx context.Context, o *PublishOptions) (*publish.Result, error) {
-	s := sessionOf(o.session, o.Factory, o.Global)
-	log := s.log
-	cfg, err := s.config()
+	s := newSession(o.Factory, o.Global)
+	opts, err := o.options(ctx, s)
 	if err != nil {
 		return nil, err
+	}
+	res, err := publish.Run(ctx, opts)
+	return o.report(opts, res, err)
+}
+
+// options resolves publish's flags, with the session's configuration,
+// lock and keys, into publish's options (the destination from --to, else
+// [publish] to; the extra policy files loaded).
+func (o *PublishOptions) options(ctx context.Context, s *session) (publish.Options, error) {
+	cfg, err := s.config()
+	if err != nil {
+		return publish.Options{}, err
 	}
 	l, err := s.lockIfPresent()
 	if err != nil {
-		return nil, err
+		return publish.Options{}, err
 	}
 	keys, err := s.trustedKeys(o.Keys)
 	if err != nil {
-		return nil, err
+		return publish.Options{}, err
 	}
 	var extra []policies.Module
 	if len(cfg.Policy.Files) > 0 {
@@ -115,7 +126,7 @@ func publishRun(ctx context.Context, o *PublishOptions) (*publish.Result, error)
 			paths[i] = filepath.Join(cfg.Dir, filepath.FromSlash(p))
 		}
 		if extra, err = policies.LoadFiles(paths); err != nil {
-			return nil, err
+			return publish.Options{}, err
 		}
 		// Named as configured (project-relative) in denials, digests and the
 		// summary: never a path of this machine.
@@ -132,14 +143,20 @@ func publishRun(ctx context.Context, o *PublishOptions) (*publish.Result, error)
 	}
 	opts := publish.Options{
 		Config: cfg, Lock: l, Dist: o.Dist, To: to, Targets: o.Targets, TrustedKeys: keys,
-		AllowDowngrade: o.AllowDowngrade, DryRun: o.DryRun, Policies: extra, Logger: log,
+		AllowDowngrade: o.AllowDowngrade, DryRun: o.DryRun, Policies: extra, Logger: s.log,
 	}
 	if !o.DryRun {
 		if opts.Signer, err = s.signingKey(ctx, o.SignKey); err != nil {
-			return nil, err
+			return publish.Options{}, err
 		}
 	}
-	res, err := publish.Run(ctx, opts)
+	return opts, nil
+}
+
+// report prints publish's outcome: the decision and input as JSON for a
+// dry run, the result with --json, else every denial (exit status 1), or
+// where the release went and how to install it.
+func (o *PublishOptions) report(opts publish.Options, res *publish.Result, err error) (*publish.Result, error) {
 	w, ew := o.Factory.IO.Out, o.Factory.IO.ErrOut
 	if res == nil {
 		return nil, err
@@ -171,9 +188,9 @@ func publishRun(ctx context.Context, o *PublishOptions) (*publish.Result, error)
 		return res, &silentError{code: exitCode(err)}
 	}
 	for _, t := range res.Skipped {
-		log.Warn("target not published", "target", t)
+		opts.Logger.Warn("target not published", "target", t)
 	}
-	printPublished(w, cfg, to, res)
+	printPublished(w, opts.Config, opts.To, res)
 	return res, nil
 }
 
@@ -301,35 +318,45 @@ refuse, with every reason.`,
 
 func releaseRun(ctx context.Context, o *ReleaseOptions) error {
 	p := &o.Publish
-	// One session for the three stages: release.toml and release.lock are
+	// One session for the whole release: release.toml and release.lock are
 	// read once, the signing key loaded (its password asked) once.
 	s := newSession(p.Factory, p.Global)
-	p.session = s
 	log := s.log
-	if err := buildRun(ctx, &BuildOptions{Factory: p.Factory, Global: p.Global, Targets: p.Targets, Out: p.Dist, NoCache: o.NoCache, Key: p.SignKey, session: s,
-		RemoteCache: o.RemoteCache, RemoteUpload: o.RemoteUpload, RemoteUploadSet: o.RemoteUploadSet}); err != nil {
+	b := &BuildOptions{Factory: p.Factory, Global: p.Global, Targets: p.Targets, Out: p.Dist, NoCache: o.NoCache, Key: p.SignKey,
+		RemoteCache: o.RemoteCache, RemoteUpload: o.RemoteUpload, RemoteUploadSet: o.RemoteUploadSet}
+	e := &EvidenceRunOptions{Factory: p.Factory, Global: p.Global, Targets: p.Targets, Dist: p.Dist, Python: o.Python, Key: p.SignKey}
+	bo, err := b.pipelineOptions(ctx, s)
+	if err != nil {
 		return err
 	}
-	err := evidenceRun(ctx, &EvidenceRunOptions{Factory: p.Factory, Global: p.Global, Targets: p.Targets, Dist: p.Dist, Python: o.Python, Key: p.SignKey, session: s})
-	var se *silentError
-	if err != nil && !(errors.As(err, &se) && se.code == 1) {
-		return err // a lane that did not pass is for the policies to report
+	eo, err := e.runOptions(ctx, s)
+	if err != nil {
+		return err
 	}
-	if len(p.Targets) == 0 {
-		cfg, err := s.config()
-		if err != nil {
-			return err
-		}
-		var without []string
-		p.Targets, without = publish.TargetsWithEvidence(cfg, p.Dist)
-		for _, t := range without {
-			log.Warn("NOT RELEASING a target without verifier evidence", "target", t,
-				"remedy", "run `mkrelease evidence run --target "+t+"` on a machine of its platform, `mkrelease evidence import` it, then `mkrelease publish`")
-		}
-		if len(p.Targets) == 0 {
-			return usageErrorf("no target has verifier evidence in %s: nothing can be released", p.Dist)
-		}
+	po, err := p.options(ctx, s)
+	if err != nil {
+		return err
 	}
-	_, err = publishRun(ctx, p)
+	res, err := pipeline.Release(ctx, pipeline.ReleaseOptions{Build: bo, Evidence: eo, Publish: po, Named: len(p.Targets) > 0,
+		Hooks: pipeline.ReleaseHooks{
+			Built:   func(r *release.Release) error { return b.report(bo, r) },
+			Skipped: skippedTarget(log),
+			Evidence: func(runs []pipeline.EvidenceRun) error {
+				var se *silentError
+				if err := e.report(runs); err != nil && !(errors.As(err, &se) && se.code == 1) {
+					return err
+				}
+				return nil // a lane that did not pass is for the policies to report
+			},
+			Unreleased: func(t string) {
+				log.Warn("NOT RELEASING a target without verifier evidence", "target", t,
+					"remedy", "run `mkrelease evidence run --target "+t+"` on a machine of its platform, `mkrelease evidence import` it, then `mkrelease publish`")
+			},
+		}})
+	if res == nil || res.Published == nil {
+		return err
+	}
+	po.Targets = res.Targets
+	_, err = p.report(po, res.Published, err)
 	return err
 }

@@ -36,14 +36,6 @@ func newSession(f *Factory, g *globalOptions) *session {
 	return &session{f: f, g: g, log: g.logger(f), keys: map[string][]crypto.PublicKey{}, signer: map[string]provenance.Signer{}}
 }
 
-// sessionOf returns s, or a new session when the verb runs on its own.
-func sessionOf(s *session, f *Factory, g *globalOptions) *session {
-	if s != nil {
-		return s
-	}
-	return newSession(f, g)
-}
-
 // config loads release.toml, once.
 func (s *session) config() (*config.Config, error) {
 	if !s.cfgSet {

@@ -1,0 +1,191 @@
+// Command matrixbench measures a release built on several machines, on
+// the embedded default, in one run:
+//
+//   - the build leg of one target (`build --target linux-x86_64 --part`)
+//     in a fresh copy of the project with an empty local cache, once with
+//     an empty remote action cache (cold: every action runs) and once with
+//     the remote cache a cold leg filled (warm: every action is fetched);
+//   - `merge` of the two parts against the standard tools doing the least a
+//     shell-script merge would: `cp -r` of both parts and `sha256sum` of
+//     every file.
+//
+//	go run ./bench/matrixbench [-runs 3] [-out bench/out-matrix]
+//
+// The remote cache is Debian's nginx with WebDAV PUT, on 127.0.0.1
+// (scripts/bootstrap installs it). Peak RSS is read with GNU time.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/mkrelease/mkrelease/bench/internal/measure"
+	"github.com/mkrelease/mkrelease/internal/testnginx"
+)
+
+type timing struct {
+	Seconds []float64 `json:"seconds"`
+	Median  float64   `json:"median_seconds"`
+	PeakRSS int64     `json:"peak_rss_bytes"`
+}
+
+func (t *timing) add(s float64, rss int64) {
+	t.Seconds = append(t.Seconds, s)
+	t.Median = measure.Median(t.Seconds)
+	t.PeakRSS = max(t.PeakRSS, rss)
+}
+
+type results struct {
+	CPUs           int     `json:"cpus"`
+	ColdLeg        timing  `json:"leg_cold_remote_cache"`
+	WarmLeg        timing  `json:"leg_warm_remote_cache"`
+	WarmSpeedup    float64 `json:"warm_speedup"`
+	Merge          timing  `json:"mkrelease_merge"`
+	CopyAndSum     timing  `json:"cp_r_and_sha256sum"`
+	MergeOverhead  float64 `json:"merge_over_cp_and_sha256sum"`
+	PartsBytes     int64   `json:"parts_bytes"`
+	ActionsCold    int     `json:"actions_run_cold"`
+	ActionsWarmRun int     `json:"actions_run_warm"`
+}
+
+func main() {
+	runs := flag.Int("runs", 3, "runs per measurement")
+	out := flag.String("out", "bench/out-matrix", "work folder (replaced)")
+	flag.Parse()
+	if err := run(*runs, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "matrixbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(runs int, out string) error {
+	if !testnginx.Installed() {
+		return fmt.Errorf("nginx is not installed (%s): scripts/bootstrap installs it", testnginx.Binary)
+	}
+	out, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	os.RemoveAll(out)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	bin := filepath.Join(out, "mkrelease")
+	if b, err := exec.Command("go", "build", "-o", bin, "./cmd/mkrelease").CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, b)
+	}
+	srv, err := testnginx.Start(filepath.Join(out, "nginx"))
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	base := strings.TrimSuffix(srv.CacheURL, "/mk")
+	n := 0
+	// leg builds target in a fresh copy with an empty local cache and HOME,
+	// against the remote cache at url, and returns the part and the number
+	// of actions that ran.
+	leg := func(target, url string, t *timing) (string, int, error) {
+		n++
+		dir := filepath.Join(out, fmt.Sprintf("leg-%d", n))
+		if err := clone(dir); err != nil {
+			return "", 0, err
+		}
+		part := filepath.Join(dir, "part-"+target)
+		cmd := exec.Command(bin, "build", "--target", target, "--part", "--out", part, "--remote-cache", url, "--json")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "MKRELEASE_CACHE="+filepath.Join(dir, "cache"))
+		var stdout strings.Builder
+		cmd.Stdout = &stdout
+		secs, rss, err := measure.Timed(cmd)
+		if err != nil {
+			return "", 0, fmt.Errorf("build leg %s: %w", target, err)
+		}
+		var rep struct {
+			Run int `json:"actions_run"`
+		}
+		if err := json.Unmarshal([]byte(stdout.String()), &rep); err != nil {
+			return "", 0, fmt.Errorf("build --json: %w", err)
+		}
+		if t != nil {
+			t.add(secs, rss)
+		}
+		return part, rep.Run, nil
+	}
+	res := results{CPUs: runtime.NumCPU()}
+	var partX86 string
+	for i := range runs {
+		url := fmt.Sprintf("%s/cold-%d", base, i)
+		p, ran, err := leg("linux-x86_64", url, &res.ColdLeg)
+		if err != nil {
+			return err
+		}
+		partX86, res.ActionsCold = p, ran
+		if _, ran, err = leg("linux-x86_64", url, &res.WarmLeg); err != nil {
+			return err
+		}
+		res.ActionsWarmRun = ran
+	}
+	res.WarmSpeedup = res.ColdLeg.Median / res.WarmLeg.Median
+	partArm, _, err := leg("linux-aarch64", base+"/cold-0", nil)
+	if err != nil {
+		return err
+	}
+	merger := filepath.Join(out, "merge")
+	if err := clone(merger); err != nil {
+		return err
+	}
+	for i := range runs {
+		cmd := exec.Command(bin, "merge", partX86, partArm, "--out", fmt.Sprintf("dist-%d", i))
+		cmd.Dir = merger
+		cmd.Env = append(os.Environ(), "HOME="+filepath.Join(merger, "home"), "MKRELEASE_CACHE="+filepath.Join(merger, "cache"))
+		secs, rss, err := measure.Timed(cmd)
+		if err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		res.Merge.add(secs, rss)
+		dst := filepath.Join(out, fmt.Sprintf("copy-%d", i))
+		script := `mkdir -p "$0" && cp -r "$1" "$2" "$0"/ && find "$0" -type f -print0 | xargs -0 sha256sum > /dev/null`
+		secs, rss, err = measure.Timed(exec.Command("sh", "-c", script, dst, partX86, partArm))
+		if err != nil {
+			return fmt.Errorf("cp and sha256sum: %w", err)
+		}
+		res.CopyAndSum.add(secs, rss)
+	}
+	res.MergeOverhead = res.Merge.Median / res.CopyAndSum.Median
+	for _, p := range []string{partX86, partArm} {
+		filepath.Walk(p, func(_ string, info os.FileInfo, err error) error {
+			if err == nil && info.Mode().IsRegular() {
+				res.PartsBytes += info.Size()
+			}
+			return nil
+		})
+	}
+	data, _ := json.MarshalIndent(res, "", "  ")
+	if err := os.WriteFile(filepath.Join(out, "results.json"), data, 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("build leg, empty local cache: cold remote cache %.2f s (%d actions run), warm remote cache %.2f s (%d run): %.1fx\n",
+		res.ColdLeg.Median, res.ActionsCold, res.WarmLeg.Median, res.ActionsWarmRun, res.WarmSpeedup)
+	fmt.Printf("merge of 2 parts (%.1f MiB): %.2f s, cp -r + sha256sum %.2f s: %.2fx; peak RSS %d MiB\n",
+		float64(res.PartsBytes)/(1<<20), res.Merge.Median, res.CopyAndSum.Median, res.MergeOverhead, res.Merge.PeakRSS>>20)
+	return nil
+}
+
+// clone copies what a release of the embedded default needs into dir, as
+// a fresh clone has it.
+func clone(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	args := []string{"-r", "release.toml", "release.lock", "backend", dir}
+	if b, err := exec.Command("cp", args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("cp: %v\n%s", err, b)
+	}
+	return nil
+}
