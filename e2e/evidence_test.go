@@ -269,9 +269,9 @@ func readMeasurements(t *testing.T, archive, member string) []evidence.Measureme
 // same bytes.
 // checkEvidence runs the README's main command, `mkrelease release`, which
 // gathers the evidence of the embedded default and publishes it, then
-// checks the evidence and what was published. It returns a folder holding
-// a copy of the x86_64 evidence (archive and statements).
-func checkEvidence(t *testing.T, a, b run) string {
+// checks the evidence and what was published. It copies the x86_64
+// evidence (archive and statements) into keep, which outlives the test.
+func checkEvidence(t *testing.T, a, b run, keep string) {
 	relOut, errOut := releaseDefault(t, a)
 	defer t.Run("published", func(t *testing.T) { checkRelease(t, a, relOut) })
 	out := relOut
@@ -299,7 +299,7 @@ func checkEvidence(t *testing.T, a, b run) string {
 		t.Errorf("sha256sum -c: %v\n%s", err, out)
 	}
 
-	aside := t.TempDir()
+	aside := keep
 	for _, f := range []string{name + ".tar.gz", name + ".intoto.jsonl"} {
 		copyFile(t, filepath.Join(a.dir, "dist", f), filepath.Join(aside, f))
 	}
@@ -317,5 +317,4 @@ func checkEvidence(t *testing.T, a, b run) string {
 	if code != 1 || !strings.Contains(errOut, "signature: ") {
 		t.Errorf("import without the signer's key: exit %d, want 1 with signature findings\n%s", code, errOut)
 	}
-	return aside
 }
