@@ -27,6 +27,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/bench/internal/measure"
 	"github.com/mkrelease/mkrelease/internal/testnginx"
+	"github.com/mkrelease/mkrelease/provenance"
 )
 
 type timing struct {
@@ -86,6 +87,14 @@ func run(runs int, out string) error {
 	}
 	defer srv.Stop()
 	base := strings.TrimSuffix(srv.CacheURL, "/mk")
+	// One signing key for every leg, as a release's CI secret is.
+	key, pub := filepath.Join(out, "release.key"), filepath.Join(out, "release.pub")
+	if err := provenance.Keygen(key, pub, []byte("bench")); err != nil {
+		return err
+	}
+	env := func(dir string) []string {
+		return append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "MKRELEASE_CACHE="+filepath.Join(dir, "cache"), "MKRELEASE_KEY_PASSWORD=bench")
+	}
 	n := 0
 	// leg builds target in a fresh copy with an empty local cache and HOME,
 	// against the remote cache at url, and returns the part and the number
@@ -97,9 +106,9 @@ func run(runs int, out string) error {
 			return "", 0, err
 		}
 		part := filepath.Join(dir, "part-"+target)
-		cmd := exec.Command(bin, "build", "--target", target, "--part", "--out", part, "--remote-cache", url, "--json")
+		cmd := exec.Command(bin, "build", "--target", target, "--part", "--out", part, "--remote-cache", url, "--key", "file://"+key, "--json")
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "MKRELEASE_CACHE="+filepath.Join(dir, "cache"))
+		cmd.Env = env(dir)
 		var stdout strings.Builder
 		cmd.Stdout = &stdout
 		secs, rss, err := measure.Timed(cmd)
@@ -141,9 +150,9 @@ func run(runs int, out string) error {
 		return err
 	}
 	for i := range runs {
-		cmd := exec.Command(bin, "merge", partX86, partArm, "--out", fmt.Sprintf("dist-%d", i))
+		cmd := exec.Command(bin, "merge", partX86, partArm, "--out", fmt.Sprintf("dist-%d", i), "--key", "file://"+key, "--trusted-key", pub)
 		cmd.Dir = merger
-		cmd.Env = append(os.Environ(), "HOME="+filepath.Join(merger, "home"), "MKRELEASE_CACHE="+filepath.Join(merger, "cache"))
+		cmd.Env = env(merger)
 		secs, rss, err := measure.Timed(cmd)
 		if err != nil {
 			return fmt.Errorf("merge: %w", err)
