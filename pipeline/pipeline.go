@@ -156,6 +156,13 @@ func Merge(ctx context.Context, o MergeOptions) (*release.Release, []*part.Part,
 	if err := release.CheckOutput(o.Out); err != nil {
 		return nil, nil, err
 	}
+	if out, err := filepath.Abs(o.Out); err == nil {
+		for _, p := range o.Parts {
+			if ap, err := filepath.Abs(p); err == nil && ap == out {
+				return nil, nil, &release.OutputError{Dir: o.Out, Msg: "is one of the parts: merge would replace it"}
+			}
+		}
+	}
 	parts, err := part.Check(ctx, o.Parts, part.CheckOptions{Config: o.Config, Lock: o.Lock, Trusted: o.Trusted})
 	if err != nil {
 		return nil, nil, err

@@ -122,11 +122,11 @@ func mergeRun(ctx context.Context, o *MergeOptions) error {
 	}
 	for _, p := range rep.Parts {
 		signed := "unsigned"
-		if p.Signed {
-			signed = "signed"
-			if p.Key != "" {
-				signed += " by " + p.Key[:16]
-			}
+		switch {
+		case p.Key != "":
+			signed = "signed by trusted key " + p.Key[:16]
+		case p.Signed:
+			signed = "signed, not checked (no trusted keys)"
 		}
 		fmt.Fprintf(w, "part %s: %s, built on %s/%s (%s), %s\n", p.Dir, strings.Join(p.Targets, ", "), p.OS, p.Arch, p.Builder, signed)
 	}
