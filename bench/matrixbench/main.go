@@ -5,11 +5,12 @@
 //     in a fresh copy of the project with an empty local cache, once with
 //     an empty remote action cache (cold: every action runs) and once with
 //     the remote cache a cold leg filled (warm: every action is fetched);
+//
 //   - `merge` of the two parts against the standard tools doing the least a
 //     shell-script merge would: `cp -r` of both parts and `sha256sum` of
 //     every file.
 //
-//	go run ./bench/matrixbench [-runs 3] [-out bench/out-matrix]
+//     go run ./bench/matrixbench [-runs 3] [-out bench/out-matrix]
 //
 // The remote cache is Debian's nginx with WebDAV PUT, on 127.0.0.1
 // (scripts/bootstrap installs it). Peak RSS is read with GNU time.
