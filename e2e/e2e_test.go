@@ -285,6 +285,18 @@ func TestEmbeddedDefault(t *testing.T) {
 		if rep.Run != 0 || rep.Cached != rep.Total || rep.Total != 5 {
 			t.Errorf("second build: %+v, want 5 actions all cached", rep)
 		}
+		// The evidence `release` gathered is for these very wheels: the
+		// rebuild keeps it, and it still verifies.
+		name := evidenceRoot("vexl", "0.3.0", "linux-x86_64")
+		for _, f := range []string{name + ".tar.gz", name + ".tar.gz.sha256", name + ".intoto.jsonl"} {
+			if _, err := os.Stat(filepath.Join(a.dir, "dist", f)); err != nil {
+				t.Errorf("the identical rebuild dropped the evidence: %v", err)
+			}
+		}
+		pubA := filepath.Join(a.dir, ".mkrelease", "dev.pub")
+		if vout, verr, code := a.mkrelease(t, "verify", filepath.Join(a.dir, "dist"), "--key", pubA); code != 0 {
+			t.Errorf("verify after the rebuild: exit %d\n%s\n%s", code, vout, verr)
+		}
 	})
 
 	checkOneTarget(t, a)

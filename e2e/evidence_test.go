@@ -224,14 +224,18 @@ func TestEvidenceFakeLanes(t *testing.T) {
 
 	t.Run("evidence for other wheels is refused", func(t *testing.T) {
 		// Rebuild with a changed wheel: the evidence beside it is for the old
-		// digest. (build replaces dist, so keep the evidence aside first.)
+		// digest, so the rebuild drops it (keep a copy aside first).
 		aside := t.TempDir()
 		for _, f := range []string{name + ".tar.gz", name + ".intoto.jsonl"} {
 			copyFile(t, filepath.Join(dist, f), filepath.Join(aside, f))
 		}
 		write(t, filepath.Join(r.dir, "py", "demo_app", "__init__.py"), "import example\nimport wheel\n\ndef answer():\n    return 43\n")
 		r.mustMkrelease(t, "lock")
-		r.mustMkrelease(t, "build")
+		_, buildErr, code := r.mkrelease(t, "build")
+		if code != 0 || !strings.Contains(buildErr, "dropped the verifier evidence of the previous build evidence="+name+".tar.gz target=") ||
+			!strings.Contains(buildErr, "it is for other wheels: demo_app-2.0-py3-none-any.whl was ") {
+			t.Errorf("rebuild with a changed wheel: exit %d, want a warning that the evidence was dropped and why\n%s", code, buildErr)
+		}
 		out, errOut, code := r.mkrelease(t, "evidence", "import", filepath.Join(aside, name+".tar.gz"), "--key", filepath.Join(r.dir, ".mkrelease", "dev.pub"))
 		want := "identity: demo_app-2.0-py3-none-any.whl: the evidence is for sha256 "
 		if code != 1 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "evidence for other wheels") {

@@ -71,6 +71,7 @@ func BuildStages(relock string, compile build.CompileStage, sign Stage) []Stage 
 		bundle.Stage{},                     // release notes and one offline bundle per target
 		release.ManifestStage{},            // record inputs and outputs
 		release.ChecksumStage{},            // sidecars and SHA256SUMS, once every artifact exists
+		KeepEvidenceStage{},                // the previous folder's evidence, when it is for these wheels
 		sign,                               // signed provenance over the artifacts; not in SHA256SUMS
 		release.OutputStage{},              // swap the staging folder into place, last
 	}
