@@ -29,6 +29,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -383,9 +384,19 @@ func (e *ToolchainError) ExitCode() int { return 1 }
 // per-target) and returns the first line of its output.
 func Toolchains(ctx context.Context, c *config.Config) ([]lock.Toolchain, error) {
 	var out []lock.Toolchain
+	path := executor.SearchPath(c.ToolPath(), os.Getenv("PATH"))
 	for _, tc := range c.Toolchains {
+		if tc.Path != "" {
+			dir := filepath.Join(c.Dir, filepath.FromSlash(tc.Path))
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				for _, t := range toolchainTargets(c, tc) {
+					return nil, &ToolchainError{Name: tc.Name, Target: t, Command: tc.Command,
+						Err: fmt.Errorf("its folder %s (path in release.toml) is not there: install the toolchain into it (for the embedded default, scripts/bootstrap does)", tc.Path)}
+				}
+			}
+		}
 		for _, t := range toolchainTargets(c, tc) {
-			env := map[string]string{"PATH": os.Getenv("PATH"), "LC_ALL": "C", "GOTOOLCHAIN": "local", "HOME": os.TempDir()}
+			env := map[string]string{"PATH": path, "LC_ALL": "C", "GOTOOLCHAIN": "local", "HOME": os.TempDir()}
 			for _, k := range c.Build.PassEnv {
 				if v, ok := os.LookupEnv(k); ok {
 					env[k] = v
@@ -401,6 +412,7 @@ func Toolchains(ctx context.Context, c *config.Config) ([]lock.Toolchain, error)
 			for i, a := range tc.Command {
 				argv[i] = executor.Expand(a, env)
 			}
+			argv[0] = inFolders(argv[0], c.ToolPath())
 			v, err := versionLine(ctx, argv, env)
 			if err != nil {
 				return nil, &ToolchainError{Name: tc.Name, Target: t, Command: argv, Err: err}
@@ -409,6 +421,28 @@ func Toolchains(ctx context.Context, c *config.Config) ([]lock.Toolchain, error)
 		}
 	}
 	return out, nil
+}
+
+// inFolders returns the path of program name in the first of dirs that
+// holds it (name.exe on Windows), else name as it is, for exec to look up
+// on mkrelease's own PATH: exec looks a bare name up there, never on the
+// PATH of the command's environment.
+func inFolders(name string, dirs []string) string {
+	if name == "" || strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator) {
+		return name
+	}
+	names := []string{name}
+	if runtime.GOOS == "windows" {
+		names = append(names, name+".exe")
+	}
+	for _, d := range dirs {
+		for _, n := range names {
+			if st, err := os.Stat(filepath.Join(d, n)); err == nil && st.Mode().IsRegular() {
+				return filepath.Join(d, n)
+			}
+		}
+	}
+	return name
 }
 
 func versionLine(ctx context.Context, argv []string, env map[string]string) (string, error) {
@@ -631,7 +665,10 @@ func checkWorkspaces(c *config.Config, workspaces map[string]string) error {
 		}
 	}
 	for i, w := range c.Wheels {
-		members := map[string]string{} // wheel path → the include key that puts it there
+		// Each target's wheel gets the includes of that target: a wheel
+		// path may be placed once per target.
+		members := map[string]map[string]string{} // target → wheel path → the include key that puts it there
+		reported := map[string]bool{}             // include keys already refused
 		for _, list := range []struct {
 			name string
 			ins  []config.Include
@@ -643,19 +680,30 @@ func checkWorkspaces(c *config.Config, workspaces map[string]string) error {
 					errs = append(errs, e)
 					continue
 				}
-				for _, p := range paths {
-					switch {
-					case list.name == "licenses":
-						p = ".dist-info/licenses/" + p
-					case in.Data != "":
-						p = ".data/" + in.Data + "/" + p
+				for _, t := range c.Targets {
+					if !w.AppliesTo(t.Name) || !in.AppliesTo(t.Name) {
+						continue
 					}
-					if prev, dup := members[p]; dup {
-						errs = append(errs, c.Errorf(key, "give each file one place in the wheel: change `to`, or narrow `from`",
-							"puts %s into wheel %s, as %s does", strings.TrimPrefix(p, ".dist-info/"), w.Name, prev))
-						break
+					if members[t.Name] == nil {
+						members[t.Name] = map[string]string{}
 					}
-					members[p] = key
+					for _, p := range paths {
+						switch {
+						case list.name == "licenses":
+							p = ".dist-info/licenses/" + p
+						case in.Data != "":
+							p = ".data/" + in.Data + "/" + p
+						}
+						if prev, dup := members[t.Name][p]; dup {
+							if !reported[key] {
+								errs = append(errs, c.Errorf(key, "give each file one place in the wheel: change `to`, or narrow `from` or `targets`",
+									"puts %s into wheel %s [%s], as %s does", strings.TrimPrefix(p, ".dist-info/"), w.Name, t.Name, prev))
+							}
+							reported[key] = true
+							break
+						}
+						members[t.Name][p] = key
+					}
 				}
 			}
 		}

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -375,7 +376,16 @@ func TestCheckWorkspaces(t *testing.T) {
 			"release.toml:21:7: build.step[0].dir: source py has no folder cmd"},
 		{"two includes put the same file", func(f map[string]string) {
 			f["py/demo/bin/tool"] = "shadowed by the step's output"
-		}, "release.toml:31:3: wheel[0].include[1]: puts demo/bin/tool into wheel demo, as wheel[0].include[0] does"},
+		}, "release.toml:31:3: wheel[0].include[1]: puts demo/bin/tool into wheel demo [t1], as wheel[0].include[0] does"},
+		{"the same wheel path for two targets, one include each", func(f map[string]string) {
+			f["py/demo/bin/tool"] = "the tool of t2"
+			r := strings.Replace(f["release.toml"], "[[target]]\nname = \"t1\"\n", "[[target]]\nname = \"t1\"\n[[target]]\nname = \"t2\"\n", 1)
+			r = strings.Replace(r, "outputs = [\"bin/tool\", \"lib/x.so\"]\n", "outputs = [\"bin/tool\", \"lib/x.so\"]\ntargets = [\"t1\"]\n", 1)
+			r = strings.Replace(r, "from = \"demo\"\nto = \"demo\"\n", "from = \"demo\"\nto = \"demo\"\ntargets = [\"t2\"]\n", 1)
+			r = strings.Replace(r, "to = \"demo/bin/\"\n", "to = \"demo/bin/\"\ntargets = [\"t1\"]\n", 1)
+			r = strings.Replace(r, "to = \"demo/lib\"\n", "to = \"demo/lib\"\ntargets = [\"t1\"]\n", 1)
+			f["release.toml"] = r
+		}, ""},
 		{"a file placed at the wheel root as .", func(f map[string]string) {
 			f["release.toml"] = strings.Replace(f["release.toml"], "from = \"demo\"\nto = \"demo\"", "from = \"demo/__init__.py\"\nto = \".\"", 1)
 		}, `release.toml:30:6: wheel[0].include[0].to: places a file at ".", which is not a path inside the wheel`},
@@ -423,5 +433,38 @@ func TestPreflightEmbeddedDefault(t *testing.T) {
 	}
 	if err := Preflight(c); err != nil {
 		t.Fatalf("Preflight refuses the embedded default:\n%v", err)
+	}
+}
+
+// TestToolchainsFromTheirPath checks that a toolchain with a path is found
+// in that project folder (not on mkrelease's PATH), and that a missing
+// folder is refused naming it.
+func TestToolchainsFromTheirPath(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a shell script stands in for the toolchain")
+	}
+	dir := t.TempDir()
+	tools := filepath.Join(dir, ".toolchains", "fakecc-1.0")
+	if err := os.MkdirAll(tools, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tools, "fakecc"), []byte("#!/bin/sh\necho \"fakecc 1.0 for $MKRELEASE_FAKE_TARGET\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := &config.Config{Dir: dir,
+		Toolchains: []config.Toolchain{{Name: "fakecc", Command: []string{"fakecc", "--version"}, Path: ".toolchains/fakecc-1.0", PerTarget: true}},
+		Targets:    []config.Target{{Name: "a", Env: map[string]string{"MKRELEASE_FAKE_TARGET": "a"}}}}
+	got, err := Toolchains(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Version != "fakecc 1.0 for a" || got[0].Target != "a" {
+		t.Errorf("Toolchains = %+v", got)
+	}
+	c.Toolchains[0].Path = ".toolchains/missing"
+	_, err = Toolchains(context.Background(), c)
+	var te *ToolchainError
+	if !errors.As(err, &te) || !strings.Contains(err.Error(), "its folder .toolchains/missing (path in release.toml) is not there") {
+		t.Errorf("Toolchains with a missing folder = %v", err)
 	}
 }

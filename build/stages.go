@@ -112,11 +112,12 @@ func Action(r *release.Release, t config.Target, step config.Step) executor.Acti
 	extra["MKRELEASE_NAME"] = r.Config.Project.NormalizedName
 	extra["MKRELEASE_VERSION"] = r.Config.Project.Version
 	env := executor.Environment(executor.EnvOptions{
-		Epoch:   r.Epoch,
-		GoCache: gocache,
-		PassEnv: r.Config.Build.PassEnv,
-		Extra:   extra,
-		Uses:    step.Uses,
+		Epoch:    r.Epoch,
+		GoCache:  gocache,
+		PassEnv:  r.Config.Build.PassEnv,
+		Extra:    extra,
+		Uses:     step.Uses,
+		ToolPath: r.Config.ToolPath(),
 	})
 	inputs := map[string]string{}
 	reads := append([]string{step.Source}, step.Uses...)

@@ -24,6 +24,7 @@ package config
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -369,6 +370,26 @@ type Toolchain struct {
 	PerTarget bool     `toml:"per_target"`
 	// Targets limits the toolchain to some targets (default: all).
 	Targets []string `toml:"targets"`
+	// Path, when set, is a project folder (relative to release.toml)
+	// holding the toolchain's programs, such as the git-ignored folder
+	// scripts/bootstrap installs a compiler into. It goes first on PATH
+	// when the toolchain is identified and for every build step (PATH is
+	// not part of an action's key: the folder may be anywhere), and the
+	// sandbox shows it read-only.
+	Path string `toml:"path"`
+}
+
+// ToolPath lists the absolute folders of the toolchains that set path, in
+// the order release.toml declares them: what goes first on PATH for the
+// build steps and for identifying the toolchains.
+func (c *Config) ToolPath() []string {
+	var out []string
+	for _, tc := range c.Toolchains {
+		if tc.Path != "" {
+			out = append(out, filepath.Join(c.Dir, filepath.FromSlash(tc.Path)))
+		}
+	}
+	return out
 }
 
 // Target is a platform the release is built for. Env is given to every step
@@ -441,7 +462,13 @@ type Include struct {
 	From   string `toml:"from"`
 	To     string `toml:"to"`
 	Data   string `toml:"data"`
+	// Targets limits the include to some of the wheel's targets (default:
+	// all), e.g. the library a step builds for one operating system.
+	Targets []string `toml:"targets"`
 }
+
+// AppliesTo reports whether the include goes into the wheel of target t.
+func (in Include) AppliesTo(t string) bool { return appliesTo(in.Targets, t) }
 
 // Step is one build action, run once per target in a hermetic environment
 // with the source workspace as its working directory. It must write exactly
@@ -575,7 +602,7 @@ func (c *Config) SourcesOf(t string) map[string]bool {
 			continue
 		}
 		for _, in := range append(append([]Include(nil), w.Include...), w.Licenses...) {
-			if in.Source != "" {
+			if in.Source != "" && in.AppliesTo(t) {
 				out[in.Source] = true
 			}
 		}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -178,6 +179,14 @@ func TestEmbeddedDefaultLoads(t *testing.T) {
 	}
 }
 
+func TestToolPath(t *testing.T) {
+	c := &Config{Dir: "/p", Toolchains: []Toolchain{{Name: "go"}, {Name: "zig", Path: ".toolchains/zig"}, {Name: "mingw", Path: "tools/mingw"}}}
+	want := []string{filepath.FromSlash("/p/.toolchains/zig"), filepath.FromSlash("/p/tools/mingw")}
+	if got := c.ToolPath(); !slices.Equal(got, want) {
+		t.Errorf("ToolPath() = %v, want %v", got, want)
+	}
+}
+
 func TestSourcesOf(t *testing.T) {
 	c := &Config{
 		Build: Build{Steps: []Step{
@@ -189,6 +198,7 @@ func TestSourcesOf(t *testing.T) {
 			{Name: "demo", Include: []Include{{Source: "python", From: "demo"}, {Step: "lib", From: "lib.so"}},
 				Licenses: []Include{{Source: "legal", From: "LICENSE"}}},
 			{Name: "demo-arm-extras", Targets: []string{"linux-aarch64"}, Include: []Include{{Source: "arm-python", From: "x"}}},
+			{Name: "demo-docs", Include: []Include{{Source: "windows-docs", From: "x", Targets: []string{"windows-amd64"}}}},
 		},
 	}
 	for _, tc := range []struct {
@@ -197,7 +207,7 @@ func TestSourcesOf(t *testing.T) {
 	}{
 		{"linux-x86_64", []string{"core", "headers", "legal", "python", "testdata"}},
 		{"linux-aarch64", []string{"arm-patches", "arm-python", "core", "headers", "legal", "python"}},
-		{"windows-amd64", []string{"core", "headers", "legal", "python"}},
+		{"windows-amd64", []string{"core", "headers", "legal", "python", "windows-docs"}},
 	} {
 		var names []string
 		for n := range c.SourcesOf(tc.target) {

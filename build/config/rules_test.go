@@ -89,6 +89,12 @@ var buildNeeds = []struct {
 		`source[0].fetch_timeout: fetch_timeout does not apply to a local source`, "11:17"},
 	{"fetch_timeout on an archive", "archive = \"https://example.invalid/vendor.tar.gz\"", "archive = \"https://example.invalid/vendor.tar.gz\"\nfetch_timeout = \"1m\"",
 		`source[1].fetch_timeout: fetch_timeout does not apply to a downloaded archive source`, "69:17"},
+	{"include for an unknown target", "to = \"demo\"\n", "to = \"demo\"\ntargets = [\"macos-arm64\"]\n",
+		`wheel[0].include[0].targets[0]: unknown target "macos-arm64"`, "52:12"},
+	{"include for a target the wheel is not built for", "[[source]]\nname = \"vendor\"", "[[wheel]]\nname = \"demo-extra\"\ntargets = [\"linux-x86_64\"]\n[[wheel.include]]\nsource = \"up\"\nfrom = \"x\"\nto = \"x\"\ntargets = [\"linux-aarch64\"]\n\n[[source]]\nname = \"vendor\"",
+		`wheel[2].include[0].targets[0]: wheel "demo-extra" is not built for target "linux-aarch64"`, "73:12"},
+	{"toolchain path outside the project", "command = [\"go\", \"version\"]\n", "command = [\"go\", \"version\"]\npath = \"../zig\"\n",
+		`toolchain[0].path: "../zig" leaves the project folder`, "20:8"},
 	{"zero fetch_timeout", "local = \"src\"\n", "git = \"https://example.invalid/x.git\"\ncommit = \"" + strings.Repeat("a", 40) + "\"\nfetch_timeout = \"0s\"\n",
 		`source.fetch_timeout: invalid duration "0s": must be positive`, "12:17"},
 }
@@ -112,6 +118,22 @@ func TestParseCatchesWhatBuildNeeds(t *testing.T) {
 				t.Errorf("error = %q\n   want %q", first, want)
 			}
 		})
+	}
+}
+
+// TestParseAcceptsIncludesOfSomeTargets checks that a wheel may take a
+// file from a step that runs for some of its targets only, when the
+// include is limited to those targets.
+func TestParseAcceptsIncludesOfSomeTargets(t *testing.T) {
+	toml := strings.Replace(wheelTOML, "outputs = [\"tool\"]\n", "outputs = [\"tool\"]\ntargets = [\"linux-x86_64\"]\n", 1)
+	toml = strings.Replace(toml, "to = \"demo/bin/\"\n", "to = \"demo/bin/\"\ntargets = [\"linux-x86_64\"]\n", 1)
+	c, err := Parse("release.toml", "/p", []byte(toml))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	in := c.Wheels[0].Include[1]
+	if !in.AppliesTo("linux-x86_64") || in.AppliesTo("linux-aarch64") {
+		t.Errorf("include %+v: AppliesTo(linux-x86_64) = %v, AppliesTo(linux-aarch64) = %v", in, in.AppliesTo("linux-x86_64"), in.AppliesTo("linux-aarch64"))
 	}
 }
 

@@ -117,6 +117,9 @@ func (v *validator) config(c *Config) {
 		for j, t := range tc.Targets {
 			v.ref(fmt.Sprintf("%s.targets[%d]", key, j), "target", t, targets)
 		}
+		if tc.Path != "" {
+			v.path(key+".path", tc.Path)
+		}
 	}
 
 	steps := map[string]bool{}
@@ -397,8 +400,8 @@ func (v *validator) include(key string, in Include, w *Wheel, c *Config, sources
 					"step %q declares no output %q", in.Step, in.From)
 			}
 			for _, t := range c.Targets {
-				if w.AppliesTo(t.Name) && !s.AppliesTo(t.Name) {
-					v.errorf(key+".step", "limit the wheel to the step's targets (targets = [...]), or run the step for that target too",
+				if w.AppliesTo(t.Name) && in.AppliesTo(t.Name) && !s.AppliesTo(t.Name) {
+					v.errorf(key+".step", "limit the include or the wheel to the step's targets (targets = [...]), or run the step for that target too",
 						"step %q does not run for target %q, which wheel %q is built for", in.Step, t.Name, w.Name)
 				}
 			}
@@ -429,6 +432,22 @@ func (v *validator) include(key string, in Include, w *Wheel, c *Config, sources
 	if in.Data != "" && (!placed || !dataSchemes[in.Data]) {
 		v.errorf(key+".data", "data is one of scripts, data, headers, purelib, platlib (for includes only)", "invalid data scheme %q", in.Data)
 	}
+	for i, t := range in.Targets {
+		k := fmt.Sprintf("%s.targets[%d]", key, i)
+		v.ref(k, "target", t, targetNames(c))
+		if _, ok := c.Target(t); ok && !w.AppliesTo(t) {
+			v.errorf(k, "name a target the wheel is built for, or add it to the wheel's targets", "wheel %q is not built for target %q", w.Name, t)
+		}
+	}
+}
+
+// targetNames is the set of the targets' names.
+func targetNames(c *Config) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range c.Targets {
+		out[t.Name] = true
+	}
+	return out
 }
 
 func (v *validator) project(p *Project) {

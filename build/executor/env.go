@@ -17,17 +17,36 @@ type EnvOptions struct {
 	// own (MKRELEASE_*) never are.
 	PassEnv []string
 	// Extra are the target's and step's variables (step wins), and
-	// MKRELEASE_* facts; they are applied last.
+	// MKRELEASE_* facts; they are applied last. A value may name another
+	// variable of the environment as ${NAME} (${HOME}, ${TMPDIR},
+	// ${MKRELEASE_SOURCE_X} of a source the step uses): it is expanded once,
+	// against the environment as it is before the expansion, so that a
+	// per-run path stays a placeholder until the step runs.
 	Extra map[string]string
 	// Uses are further sources the step reads: each gets its
 	// MKRELEASE_SOURCE_ variable and a C prefix map to its name.
 	Uses []string
+	// ToolPath are folders put before the host's PATH: the toolchains of
+	// release.toml that name their folder.
+	ToolPath []string
+}
+
+// SearchPath is the PATH list of the folders dirs followed by the list
+// path (the host's PATH).
+func SearchPath(dirs []string, path string) string {
+	if len(dirs) == 0 {
+		return path
+	}
+	if path == "" {
+		return strings.Join(dirs, string(os.PathListSeparator))
+	}
+	return strings.Join(dirs, string(os.PathListSeparator)) + string(os.PathListSeparator) + path
 }
 
 // Environment composes the environment of an action, with placeholders for
-// per-run paths. PATH comes from the host so that the locked toolchains are
-// found; it is not part of the action key (see [KeyEnv]), the toolchain
-// versions are.
+// per-run paths. PATH comes from the host, after the toolchains' own
+// folders (ToolPath), so that the locked toolchains are found; it is not
+// part of the action key (see [KeyEnv]), the toolchain versions are.
 func Environment(o EnvOptions) map[string]string {
 	env := map[string]string{
 		"PATH":              os.Getenv("PATH"),
@@ -57,6 +76,7 @@ func Environment(o EnvOptions) map[string]string {
 	if env["PATH"] == "" {
 		env["PATH"] = "/usr/local/bin:/usr/bin:/bin"
 	}
+	env["PATH"] = SearchPath(o.ToolPath, env["PATH"])
 	for _, k := range o.PassEnv {
 		if strings.HasPrefix(k, "MKRELEASE_") {
 			continue // mkrelease's own settings and secrets (MKRELEASE_KEY_PASSWORD) never reach a step
@@ -88,6 +108,13 @@ func Environment(o EnvOptions) map[string]string {
 			continue
 		}
 		env[k] = v
+	}
+	ref := make(map[string]string, len(env))
+	for k, v := range env {
+		ref[k] = v
+	}
+	for k := range o.Extra {
+		env[k] = Expand(env[k], ref)
 	}
 	return env
 }

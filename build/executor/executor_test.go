@@ -206,3 +206,48 @@ func TestExpand(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvironmentExpandsExtra checks that a target's or step's variable
+// may name the step's own folders and sources, which stay placeholders
+// (so the key holds no per-run path), once, and that ToolPath goes first on
+// PATH.
+func TestEnvironmentExpandsExtra(t *testing.T) {
+	t.Setenv("PATH", "/usr/bin:/bin")
+	env := Environment(EnvOptions{Epoch: 1, Uses: []string{"sdk"}, ToolPath: []string{"/p/.toolchains/zig"}, Extra: map[string]string{
+		"ZIG_GLOBAL_CACHE_DIR": "${TMPDIR}/zig-cache",
+		"CGO_LDFLAGS":          "-F${MKRELEASE_SOURCE_SDK}/Frameworks",
+		"CFLAGS":               "-O1 -I${HOME}/include",
+		"ONCE":                 "${ZIG_GLOBAL_CACHE_DIR}",
+		"LITERAL":              "$HOME ${NOT_SET}",
+	}})
+	for k, want := range map[string]string{
+		"ZIG_GLOBAL_CACHE_DIR": ScratchPlaceholder + "/tmp/zig-cache",
+		"CGO_LDFLAGS":          "-F" + SourcePlaceholder("sdk") + "/Frameworks",
+		"ONCE":                 "${TMPDIR}/zig-cache",
+		"LITERAL":              "$HOME ${NOT_SET}",
+		"PATH":                 "/p/.toolchains/zig" + string(os.PathListSeparator) + "/usr/bin:/bin",
+	} {
+		if env[k] != want {
+			t.Errorf("%s = %q, want %q", k, env[k], want)
+		}
+	}
+	if !strings.HasPrefix(env["CFLAGS"], "-O1 -I"+ScratchPlaceholder+"/home/include -ffile-prefix-map=") {
+		t.Errorf("CFLAGS = %q", env["CFLAGS"])
+	}
+}
+
+func TestSearchPath(t *testing.T) {
+	sep := string(os.PathListSeparator)
+	for _, tc := range []struct {
+		dirs       []string
+		path, want string
+	}{
+		{nil, "/usr/bin", "/usr/bin"},
+		{[]string{"/a"}, "", "/a"},
+		{[]string{"/a", "/b"}, "/usr/bin", "/a" + sep + "/b" + sep + "/usr/bin"},
+	} {
+		if got := SearchPath(tc.dirs, tc.path); got != tc.want {
+			t.Errorf("SearchPath(%q, %q) = %q, want %q", tc.dirs, tc.path, got, tc.want)
+		}
+	}
+}
