@@ -123,7 +123,7 @@ func buildTarget(ctx context.Context, r *release.Release, t config.Target) error
 			return &Error{Wheel: p.cfg.Name, Target: t.Name, Msg: err.Error()}
 		}
 		p.contents.Name = name
-		if err := addDistInfo(r, p, tag); err != nil {
+		if err := addDistInfo(r, p, t.Name, tag); err != nil {
 			return err
 		}
 		res, err := wheel.Write(ctx, p.contents, r.Stage)
@@ -147,6 +147,9 @@ func plan(r *release.Release, t config.Target, w config.Wheel) (*planned, []plat
 	}
 	var members []member
 	for _, in := range w.Include {
+		if !in.AppliesTo(t.Name) {
+			continue
+		}
 		files, err := resolve(r, t, w, in)
 		if err != nil {
 			return nil, nil, err
@@ -194,6 +197,9 @@ func plan(r *release.Release, t config.Target, w config.Wheel) (*planned, []plat
 		}
 	}
 	for _, in := range w.Licenses {
+		if !in.AppliesTo(t.Name) {
+			continue
+		}
 		files, err := resolve(r, t, w, in)
 		if err != nil {
 			return nil, nil, err
@@ -269,10 +275,10 @@ func stepByName(c *config.Config, name string) (config.Step, bool) {
 }
 
 // addDistInfo adds METADATA, WHEEL and entry_points.txt.
-func addDistInfo(r *release.Release, p *planned, tag string) error {
-	md, err := Metadata(r.Config, p.cfg, licenseFiles(p.contents))
+func addDistInfo(r *release.Release, p *planned, target, tag string) error {
+	md, err := Metadata(r.Config, p.cfg, tag, licenseFiles(p.contents))
 	if err != nil {
-		return &Error{Wheel: p.cfg.Name, Target: "", Msg: err.Error()}
+		return &Error{Wheel: p.cfg.Name, Target: target, Msg: err.Error()}
 	}
 	data, err := md.Bytes()
 	if err != nil {

@@ -4,19 +4,24 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/internal/pep508"
 	"github.com/mkrelease/mkrelease/wheel"
+	"github.com/mkrelease/mkrelease/wheel/platform"
 )
 
-// Metadata builds the core metadata of wheel w: the fields real backend
-// plugins publish, in a fixed order. licenses are the License-File paths
-// (relative to .dist-info/licenses/). Metadata-Version is the project's
-// (2.4, with License-Expression and License-File; or 2.2, with License).
-func Metadata(c *config.Config, w config.Wheel, licenses []string) (*wheel.Metadata, error) {
+// Metadata builds the core metadata of wheel w for platform tag: the fields
+// real backend plugins publish, in a fixed order. licenses are the
+// License-File paths (relative to .dist-info/licenses/). Metadata-Version
+// is the project's (2.4, with License-Expression and License-File; or 2.2,
+// with License). The classifiers are the wheel's and, for a platform wheel,
+// the classifier of the tag's operating system (see [platform.Classifier]);
+// a declared classifier naming another operating system is refused.
+func Metadata(c *config.Config, w config.Wheel, tag string, licenses []string) (*wheel.Metadata, error) {
 	p := c.Project
 	m := &wheel.Metadata{}
 	m.Add("Metadata-Version", p.MetadataVersion)
@@ -62,6 +67,18 @@ func Metadata(c *config.Config, w config.Wheel, licenses []string) (*wheel.Metad
 		m.Add("Keywords", strings.Join(w.Keywords, ","))
 	}
 	classifiers := append([]string(nil), w.Classifiers...)
+	for _, cl := range classifiers {
+		if platform.ContradictsClassifier(tag, cl) {
+			return nil, fmt.Errorf("classifier %q says another operating system than the platform tag %s: remove it from the wheel's classifiers (mkrelease adds the classifier of the platform each wheel is built for)", cl, tag)
+		}
+	}
+	own, err := platform.Classifier(tag)
+	if err != nil {
+		return nil, err
+	}
+	if own != "" && !slices.Contains(classifiers, own) {
+		classifiers = append(classifiers, own)
+	}
 	sort.Strings(classifiers)
 	for _, cl := range classifiers {
 		m.Add("Classifier", cl)

@@ -344,3 +344,36 @@ func TestInspectNotBinary(t *testing.T) {
 		t.Errorf("Inspect(missing) = %v", err)
 	}
 }
+
+// TestSatisfiesNamesTheLoadCommand checks that a macOS tag lower than a
+// binary needs is refused naming the binary and the load command that says
+// so.
+func TestSatisfiesNamesTheLoadCommand(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"LC_BUILD_VERSION", machoSpec{cpu: macho.CpuArm64, cmds: [][]byte{buildVersion(1, 13, 0, 0)}}.build(),
+			"lib/libvexl.dylib: needs macOS 13.0 (minos of LC_BUILD_VERSION), which takes macosx_13_0, but macosx_12_0_arm64 claims only macOS 12.0"},
+		{"LC_VERSION_MIN_MACOSX", machoSpec{cpu: macho.CpuArm64, cmds: [][]byte{versionMin(lcVersionMinMacOSX, 13, 0, 0)}}.build(),
+			"lib/libvexl.dylib: needs macOS 13.0 (minos of LC_VERSION_MIN_MACOSX)"},
+		{"fat, the arm64 slice", fat(machoSpec{cmds: [][]byte{buildVersion(1, 10, 13, 0)}}.build(), machoSpec{cpu: macho.CpuArm64, cmds: [][]byte{buildVersion(1, 13, 0, 0)}}.build()),
+			"lib/libvexl.dylib: needs macOS 13.0 (minos of LC_BUILD_VERSION)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n, err := InspectReader("lib/libvexl.dylib", bytes.NewReader(tc.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tag := "macosx_12_0_arm64"
+			if n.Arch == "universal2" {
+				tag = "macosx_12_0_universal2"
+			}
+			err = Satisfies(tag, []Need{n})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Satisfies(%s) = %v, want an error with %q", tag, err, tc.want)
+			}
+		})
+	}
+}

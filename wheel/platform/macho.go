@@ -41,6 +41,7 @@ func applePlatform(p uint32) string {
 type slice struct {
 	arch   string
 	macOS  Version
+	cmd    string // the load command macOS comes from
 	needed []string
 }
 
@@ -53,7 +54,7 @@ func inspectMachO(name string, r io.ReaderAt) (Need, error) {
 	if err != nil {
 		return Need{}, fmt.Errorf("%s: %w", name, err)
 	}
-	return Need{File: name, OS: MacOS, Arch: s.arch, MacOS: s.macOS, Needed: s.needed}, nil
+	return Need{File: name, OS: MacOS, Arch: s.arch, MacOS: s.macOS, MacOSCommand: s.cmd, Needed: s.needed}, nil
 }
 
 func inspectFat(name string, r io.ReaderAt) (Need, error) {
@@ -110,6 +111,12 @@ func inspectFat(name string, r io.ReaderAt) (Need, error) {
 	default:
 		return Need{}, fmt.Errorf("%s: fat Mach-O without an x86_64 or arm64 slice", name)
 	}
+	for _, s := range []*slice{x86, arm} {
+		if s != nil && !n.MacOS.IsZero() && s.macOS == n.MacOS {
+			n.MacOSCommand = s.cmd
+			break
+		}
+	}
 	return n, nil
 }
 
@@ -165,7 +172,8 @@ func machoSlice(f *macho.File) (slice, error) {
 				return slice{}, fmt.Errorf("LC_BUILD_VERSION of %d bytes, want at least 24", len(raw))
 			}
 			if p := bo.Uint32(raw[8:]); p == platformMacOS {
-				s.macOS, found = maxVersion(s.macOS, decodeMachOVersion(bo.Uint32(raw[12:]))), true
+				s.raise(decodeMachOVersion(bo.Uint32(raw[12:])), "LC_BUILD_VERSION")
+				found = true
 			} else {
 				other = applePlatform(p)
 			}
@@ -174,7 +182,8 @@ func machoSlice(f *macho.File) (slice, error) {
 			if len(raw) < 16 {
 				return slice{}, fmt.Errorf("LC_VERSION_MIN_MACOSX of %d bytes, want 16", len(raw))
 			}
-			s.macOS, found = maxVersion(s.macOS, decodeMachOVersion(bo.Uint32(raw[8:]))), true
+			s.raise(decodeMachOVersion(bo.Uint32(raw[8:])), "LC_VERSION_MIN_MACOSX")
+			found = true
 		case lcVersionMinIOS:
 			other = "iOS"
 		case lcVersionMinTVOS:
@@ -202,6 +211,14 @@ func machoSlice(f *macho.File) (slice, error) {
 		return slice{}, fmt.Errorf("Mach-O built for %s, not macOS", other)
 	}
 	return s, nil
+}
+
+// raise records that the slice needs macOS v, as load command cmd says,
+// when that is more than it needed so far.
+func (s *slice) raise(v Version, cmd string) {
+	if s.cmd == "" || v.Compare(s.macOS) > 0 {
+		s.macOS, s.cmd = v, cmd
+	}
 }
 
 // decodeMachOVersion decodes a Mach-O version, nibbles xxxx.yy.zz.

@@ -64,6 +64,10 @@ type Need struct {
 	// counts as no requirement (every arm64 Mac runs 11 or later). Zero when
 	// the binary records none.
 	MacOS Version
+	// MacOSCommand names the load command MacOS is read from,
+	// "LC_BUILD_VERSION" or "LC_VERSION_MIN_MACOSX" ("" when MacOS is
+	// zero), for messages.
+	MacOSCommand string
 	// Needed lists the libraries the binary loads: ELF DT_NEEDED, Mach-O
 	// dylib load commands (install names), PE import DLLs; in file order
 	// without duplicates.

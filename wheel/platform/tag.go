@@ -409,7 +409,11 @@ func satisfies(p Platform, tag string, n Need, bundled map[string]bool) error {
 			return fmt.Errorf("%s: records no minimum macOS (no LC_BUILD_VERSION or LC_VERSION_MIN_MACOSX)", n.File)
 		}
 		if need := macTagVersion(n.MacOS); need.Compare(p.Version) > 0 {
-			return fmt.Errorf("%s: needs macOS %s (minos), which takes macosx_%d_%d, but %s claims only macOS %s", n.File, n.MacOS, need.Major, need.Minor, tag, p.Version)
+			cmd := n.MacOSCommand
+			if cmd == "" {
+				cmd = "its load commands"
+			}
+			return fmt.Errorf("%s: needs macOS %s (minos of %s), which takes macosx_%d_%d, but %s claims only macOS %s", n.File, n.MacOS, cmd, need.Major, need.Minor, tag, p.Version)
 		}
 	case Windows:
 		if n.Arch != p.Arch {
@@ -459,4 +463,53 @@ var goosNames = map[string]string{"linux": Linux, "darwin": MacOS, "windows": Wi
 var goarchNames = map[string]string{
 	"amd64": "x86_64 amd64", "386": "i686 win32", "arm64": "aarch64 arm64", "arm": "armv7l",
 	"ppc64le": "ppc64le", "ppc64": "ppc64", "s390x": "s390x", "riscv64": "riscv64", "loong64": "loongarch64",
+}
+
+// osClassifiers are the trove classifiers of the operating systems, as
+// [Classifier] returns them.
+var osClassifiers = [...]struct{ os, classifier string }{
+	{Linux, "Operating System :: POSIX :: Linux"},
+	{MacOS, "Operating System :: MacOS"},
+	{Windows, "Operating System :: Microsoft :: Windows"},
+}
+
+// Classifier returns the trove classifier of the operating system a
+// platform tag (or the first tag of a compressed tag set) is for, e.g.
+// "Operating System :: MacOS" for macosx_13_0_arm64; "" for "any".
+func Classifier(tag string) (string, error) {
+	if tag == "any" {
+		return "", nil
+	}
+	first, _, _ := strings.Cut(tag, ".")
+	p, err := ParseTag(first)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range osClassifiers {
+		if c.os == p.OS {
+			return c.classifier, nil
+		}
+	}
+	return "", fmt.Errorf("platform tag %q: no classifier for operating system %q", tag, p.OS)
+}
+
+// ContradictsClassifier reports whether the trove classifier cl says a
+// wheel with platform tag is for another operating system than the tag's:
+// the classifier (or a sub-classifier) of another operating system, or
+// "Operating System :: OS Independent" for a platform tag that is not
+// "any".
+func ContradictsClassifier(tag, cl string) bool {
+	own, err := Classifier(tag)
+	if err != nil || own == "" {
+		return false
+	}
+	if cl == "Operating System :: OS Independent" {
+		return true
+	}
+	for _, c := range osClassifiers {
+		if c.classifier != own && (cl == c.classifier || strings.HasPrefix(cl, c.classifier+" :: ")) {
+			return true
+		}
+	}
+	return false
 }

@@ -345,3 +345,43 @@ func TestRunsOn(t *testing.T) {
 		}
 	}
 }
+
+func TestClassifier(t *testing.T) {
+	for _, tc := range []struct{ tag, want string }{
+		{"any", ""},
+		{"manylinux_2_17_x86_64.manylinux2014_x86_64", "Operating System :: POSIX :: Linux"},
+		{"musllinux_1_2_aarch64", "Operating System :: POSIX :: Linux"},
+		{"macosx_13_0_arm64", "Operating System :: MacOS"},
+		{"win_amd64", "Operating System :: Microsoft :: Windows"},
+	} {
+		if got, err := Classifier(tc.tag); err != nil || got != tc.want {
+			t.Errorf("Classifier(%q) = %q, %v, want %q", tc.tag, got, err, tc.want)
+		}
+	}
+	if _, err := Classifier("linux_x86_64"); err == nil {
+		t.Error("Classifier(linux_x86_64) accepts a tag ParseTag refuses")
+	}
+}
+
+func TestContradictsClassifier(t *testing.T) {
+	for _, tc := range []struct {
+		tag, classifier string
+		want            bool
+	}{
+		{"macosx_13_0_arm64", "Operating System :: POSIX :: Linux", true},
+		{"macosx_13_0_arm64", "Operating System :: Microsoft :: Windows :: Windows 10", true},
+		{"macosx_13_0_arm64", "Operating System :: OS Independent", true},
+		{"macosx_13_0_arm64", "Operating System :: MacOS :: MacOS X", false},
+		{"macosx_13_0_arm64", "Operating System :: POSIX", false}, // macOS is POSIX too
+		{"win_amd64", "Operating System :: MacOS", true},
+		{"manylinux_2_17_x86_64", "Operating System :: POSIX :: Linux", false},
+		{"manylinux_2_17_x86_64", "Operating System :: POSIX :: Linuxish", false}, // not a sub-classifier
+		{"manylinux_2_17_x86_64", "Programming Language :: Python :: 3", false},
+		{"any", "Operating System :: POSIX :: Linux", false},
+		{"any", "Operating System :: OS Independent", false},
+	} {
+		if got := ContradictsClassifier(tc.tag, tc.classifier); got != tc.want {
+			t.Errorf("ContradictsClassifier(%q, %q) = %v, want %v", tc.tag, tc.classifier, got, tc.want)
+		}
+	}
+}
