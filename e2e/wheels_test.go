@@ -22,9 +22,9 @@ func checkWheels(t *testing.T, a run) {
 	dist := filepath.Join(a.dir, "dist")
 
 	t.Run("pip installs the x86_64 pair", func(t *testing.T) {
-		wheels, _ := filepath.Glob(filepath.Join(dist, "*_x86_64.whl"))
-		if len(wheels) != 2 {
-			t.Fatalf("x86_64 wheels: %v", wheels)
+		var wheels []string
+		for _, d := range []string{"vexl_compiler", "vexl_plugin"} {
+			wheels = append(wheels, filepath.Join(dist, wheelName(d, "linux-x86_64")))
 		}
 		for _, minor := range []int{11, 12, 13} {
 			t.Run(fmt.Sprintf("cpython3.%d", minor), func(t *testing.T) {
@@ -36,8 +36,8 @@ func checkWheels(t *testing.T, a run) {
 
 	t.Run("Debian tools accept every wheel", func(t *testing.T) {
 		wheels, _ := filepath.Glob(filepath.Join(dist, "*.whl"))
-		if len(wheels) != 4 {
-			t.Fatalf("wheels: %v", wheels)
+		if len(wheels) != 2*len(targets) {
+			t.Fatalf("wheels: %v, want 2 for each of %d targets", wheels, len(targets))
 		}
 		for _, w := range wheels {
 			must(t, "", nil, "/usr/bin/python3", "-m", "wheel", "unpack", "-d", t.TempDir(), w)
@@ -45,26 +45,51 @@ func checkWheels(t *testing.T, a run) {
 		}
 	})
 
-	t.Run("aarch64 wheels carry the tag their ELF requires", func(t *testing.T) {
-		lib := filepath.Join(dist, "build", "linux-aarch64", "libvexl.so")
-		out := must(t, "", nil, "readelf", "-V", "--wide", lib)
-		max := 0
-		for _, m := range regexp.MustCompile(`Name: GLIBC_2\.(\d+)`).FindAllStringSubmatch(out, -1) {
-			n, _ := strconv.Atoi(m[1])
-			max = maxInt(max, n)
-		}
-		if max == 0 {
-			t.Fatalf("readelf shows no GLIBC_ version need:\n%s", out)
-		}
-		want := fmt.Sprintf("manylinux_2_%d_aarch64", max)
-		for _, name := range []string{"vexl_compiler", "vexl_plugin"} {
-			p := filepath.Join(dist, fmt.Sprintf("%s-0.3.0-py3-none-%s.whl", name, want))
-			if _, err := os.Stat(p); err != nil {
-				got, _ := filepath.Glob(filepath.Join(dist, name+"-*aarch64.whl"))
-				t.Errorf("want %s (readelf: highest GLIBC_2.%d), have %v", filepath.Base(p), max, got)
+	t.Run("Linux wheels carry the tag their ELF requires", func(t *testing.T) {
+		for _, target := range []string{"linux-x86_64", "linux-aarch64"} {
+			tg := targetNamed(target)
+			arch := strings.TrimPrefix(target, "linux-")
+			out := must(t, "", nil, "readelf", "-V", "--wide", filepath.Join(dist, "build", target, tg.lib))
+			max := 17 // the manylinux floor
+			for _, m := range regexp.MustCompile(`Name: GLIBC_2\.(\d+)`).FindAllStringSubmatch(out, -1) {
+				n, _ := strconv.Atoi(m[1])
+				max = maxInt(max, n)
+			}
+			want := fmt.Sprintf("manylinux_2_%d_%s", max, arch)
+			if max == 17 {
+				want += ".manylinux2014_" + arch // PEP 599's name of the same tag
+			}
+			if want != tg.tag {
+				t.Errorf("%s: readelf says the tag is %s, the test expects %s", target, want, tg.tag)
+			}
+			for _, name := range []string{"vexl_compiler", "vexl_plugin"} {
+				p := filepath.Join(dist, fmt.Sprintf("%s-0.3.0-py3-none-%s.whl", name, want))
+				if _, err := os.Stat(p); err != nil {
+					got, _ := filepath.Glob(filepath.Join(dist, name+"-*"+arch+".whl"))
+					t.Errorf("want %s (readelf: highest GLIBC_2.%d), have %v", filepath.Base(p), max, got)
+				}
 			}
 		}
 	})
+
+	t.Run("each wheel's METADATA names its operating system", func(t *testing.T) {
+		for _, tg := range targets {
+			for _, name := range []string{"vexl_compiler", "vexl_plugin"} {
+				md := must(t, "", nil, "unzip", "-p", filepath.Join(dist, wheelName(name, tg.name)), "*.dist-info/METADATA")
+				var oses []string
+				for _, l := range strings.Split(md, "\n") {
+					if strings.HasPrefix(l, "Classifier: Operating System ::") {
+						oses = append(oses, strings.TrimPrefix(l, "Classifier: "))
+					}
+				}
+				if len(oses) != 1 || oses[0] != tg.osClassifier {
+					t.Errorf("%s: operating system classifiers %v, want [%s]", wheelName(name, tg.name), oses, tg.osClassifier)
+				}
+			}
+		}
+	})
+
+	t.Run("pip resolves each platform's pair", func(t *testing.T) { pipPlatforms(t, dist) })
 
 	t.Run("twine check passes with metadata 2.2", func(t *testing.T) {
 		toml := filepath.Join(a.dir, "release.toml")
@@ -75,11 +100,11 @@ func checkWheels(t *testing.T, a run) {
 		out := filepath.Join(t.TempDir(), "dist22")
 		a.mustMkrelease(t, "build", "--out", out)
 		wheels, _ := filepath.Glob(filepath.Join(out, "*.whl"))
-		if len(wheels) != 4 {
+		if len(wheels) != 2*len(targets) {
 			t.Fatalf("wheels: %v", wheels)
 		}
 		res := must(t, "", nil, "twine", append([]string{"check", "--strict"}, wheels...)...)
-		if strings.Count(res, "PASSED") != 4 {
+		if strings.Count(res, "PASSED") != len(wheels) {
 			t.Errorf("twine check:\n%s", res)
 		}
 		md := must(t, "", nil, "unzip", "-p", wheels[0], "*/METADATA")
@@ -293,8 +318,8 @@ func checkProvenance(t *testing.T, a run) {
 				subjects = append(subjects, filepath.Base(p))
 			}
 		}
-		if len(subjects) != 7 {
-			t.Fatalf("subjects: %v", subjects)
+		if len(subjects) != 3*len(targets)+1 {
+			t.Fatalf("subjects: %v, want each target's pair and bundle, and the SBOM", subjects)
 		}
 		for _, s := range subjects {
 			if out, err := verifyBlob(t, dist, s); err != nil || !strings.Contains(out, "Verified OK") {
@@ -305,7 +330,7 @@ func checkProvenance(t *testing.T, a run) {
 	t.Run("one changed byte of a wheel fails cosign and verify", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "dist")
 		copyTree(t, dist, dir)
-		w := "vexl_plugin-0.3.0-py3-none-manylinux_2_34_x86_64.whl"
+		w := wheelName("vexl_plugin", "linux-x86_64")
 		b := mustRead(t, filepath.Join(dir, w))
 		b[len(b)/3] ^= 0x20
 		os.WriteFile(filepath.Join(dir, w), b, 0o644)

@@ -6,9 +6,9 @@
 //     an empty remote action cache (cold: every action runs) and once with
 //     the remote cache a cold leg filled (warm: every action is fetched);
 //
-//   - `merge` of the two parts against the standard tools doing the least a
-//     shell-script merge would: `cp -r` of both parts and `sha256sum` of
-//     every file.
+//   - `merge` of that part and the part of the other three targets against
+//     the standard tools doing the least a shell-script merge would:
+//     `cp -r` of both parts and `sha256sum` of every file.
 //
 //     go run ./bench/matrixbench [-runs 3] [-out bench/out-matrix]
 //
@@ -97,24 +97,28 @@ func run(runs int, out string) error {
 		return append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "MKRELEASE_CACHE="+filepath.Join(dir, "cache"), "MKRELEASE_KEY_PASSWORD=bench")
 	}
 	n := 0
-	// leg builds target in a fresh copy with an empty local cache and HOME,
-	// against the remote cache at url, and returns the part and the number
-	// of actions that ran.
-	leg := func(target, url string, t *timing) (string, int, error) {
+	// leg builds the part name of targets in a fresh copy with an empty
+	// local cache and HOME, against the remote cache at url, and returns the
+	// part and the number of actions that ran.
+	leg := func(name string, targets []string, url string, t *timing) (string, int, error) {
 		n++
 		dir := filepath.Join(out, fmt.Sprintf("leg-%d", n))
 		if err := clone(dir); err != nil {
 			return "", 0, err
 		}
-		part := filepath.Join(dir, "part-"+target)
-		cmd := exec.Command(bin, "build", "--target", target, "--part", "--out", part, "--remote-cache", url, "--key", "file://"+key, "--json")
+		part := filepath.Join(dir, "part-"+name)
+		args := []string{"build"}
+		for _, t := range targets {
+			args = append(args, "--target", t)
+		}
+		cmd := exec.Command(bin, append(args, "--part", "--out", part, "--remote-cache", url, "--key", "file://"+key, "--json")...)
 		cmd.Dir = dir
 		cmd.Env = env(dir)
 		var stdout strings.Builder
 		cmd.Stdout = &stdout
 		secs, rss, err := measure.Timed(cmd)
 		if err != nil {
-			return "", 0, fmt.Errorf("build leg %s: %w", target, err)
+			return "", 0, fmt.Errorf("build leg %s: %w", name, err)
 		}
 		var rep struct {
 			Run int `json:"actions_run"`
@@ -131,18 +135,18 @@ func run(runs int, out string) error {
 	var partX86 string
 	for i := range runs {
 		url := fmt.Sprintf("%s/cold-%d", base, i)
-		p, ran, err := leg("linux-x86_64", url, &res.ColdLeg)
+		p, ran, err := leg("linux-x86_64", []string{"linux-x86_64"}, url, &res.ColdLeg)
 		if err != nil {
 			return err
 		}
 		partX86, res.ActionsCold = p, ran
-		if _, ran, err = leg("linux-x86_64", url, &res.WarmLeg); err != nil {
+		if _, ran, err = leg("linux-x86_64", []string{"linux-x86_64"}, url, &res.WarmLeg); err != nil {
 			return err
 		}
 		res.ActionsWarmRun = ran
 	}
 	res.WarmSpeedup = res.ColdLeg.Median / res.WarmLeg.Median
-	partArm, _, err := leg("linux-aarch64", base+"/cold-0", nil)
+	partOthers, _, err := leg("others", []string{"linux-aarch64", "macos-arm64", "windows-x86_64"}, base+"/cold-0", nil)
 	if err != nil {
 		return err
 	}
@@ -151,7 +155,7 @@ func run(runs int, out string) error {
 		return err
 	}
 	for i := range runs {
-		cmd := exec.Command(bin, "merge", partX86, partArm, "--out", fmt.Sprintf("dist-%d", i), "--key", "file://"+key, "--trusted-key", pub)
+		cmd := exec.Command(bin, "merge", partX86, partOthers, "--out", fmt.Sprintf("dist-%d", i), "--key", "file://"+key, "--trusted-key", pub)
 		cmd.Dir = merger
 		cmd.Env = env(merger)
 		secs, rss, err := measure.Timed(cmd)
@@ -161,14 +165,14 @@ func run(runs int, out string) error {
 		res.Merge.add(secs, rss)
 		dst := filepath.Join(out, fmt.Sprintf("copy-%d", i))
 		script := `mkdir -p "$0" && cp -r "$1" "$2" "$0"/ && find "$0" -type f -print0 | xargs -0 sha256sum > /dev/null`
-		secs, rss, err = measure.Timed(exec.Command("sh", "-c", script, dst, partX86, partArm))
+		secs, rss, err = measure.Timed(exec.Command("sh", "-c", script, dst, partX86, partOthers))
 		if err != nil {
 			return fmt.Errorf("cp and sha256sum: %w", err)
 		}
 		res.CopyAndSum.add(secs, rss)
 	}
 	res.MergeOverhead = res.Merge.Median / res.CopyAndSum.Median
-	for _, p := range []string{partX86, partArm} {
+	for _, p := range []string{partX86, partOthers} {
 		filepath.Walk(p, func(_ string, info os.FileInfo, err error) error {
 			if err == nil && info.Mode().IsRegular() {
 				res.PartsBytes += info.Size()
@@ -188,7 +192,8 @@ func run(runs int, out string) error {
 }
 
 // clone copies what a release of the embedded default needs into dir, as
-// a fresh clone has it.
+// a fresh clone has it once scripts/bootstrap has run (its toolchains
+// folder, zig, is a link to the checkout's).
 func clone(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -197,5 +202,12 @@ func clone(dir string) error {
 	if b, err := exec.Command("cp", args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("cp: %v\n%s", err, b)
 	}
-	return nil
+	tc, err := filepath.Abs(".toolchains")
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(tc); err != nil {
+		return fmt.Errorf("the embedded default builds with zig from .toolchains: run scripts/bootstrap first (%w)", err)
+	}
+	return os.Symlink(tc, filepath.Join(dir, ".toolchains"))
 }

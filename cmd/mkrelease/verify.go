@@ -43,7 +43,7 @@ the project's release.toml. release.lock, when present, is compared with the pro
 It prints one line per check and exits 1 when any check fails, naming the file or member.`,
 		Example: `  mkrelease verify dist --key release.pub
   mkrelease verify vexl-0.3.0-linux-x86_64.tar.gz --json
-  mkrelease verify dist/vexl_plugin-0.3.0-py3-none-manylinux_2_34_x86_64.whl`,
+  mkrelease verify dist/vexl_plugin-0.3.0-py3-none-win_amd64.whl`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErrorf("verify needs at least one path (see mkrelease verify --help)")

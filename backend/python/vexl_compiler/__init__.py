@@ -1,8 +1,8 @@
 """Python front end of the vexl compiler.
 
 The ``vexl-compiler`` wheel ships this package together with the ``vexlc``
-executable at ``vexl_compiler/bin/vexlc``; every function here runs that
-executable. Set the ``VEXLC_PATH`` environment variable to use another one.
+executable at ``vexl_compiler/bin/vexlc`` (``vexlc.exe`` on Windows); every
+function here runs that executable. Set the ``VEXLC_PATH`` environment variable to use another one.
 
 >>> from vexl_compiler import compile_source
 >>> program = compile_source("in x, y\\nout x * y + 1\\n")   # bytes of a .vxb

@@ -1,8 +1,9 @@
 """ctypes binding of the vexl runtime library (libvexl).
 
 The ``vexl-plugin`` wheel ships this package together with the shared
-library at ``vexl_plugin/lib/libvexl.so``. Set the ``VEXL_LIBRARY``
-environment variable to load another one.
+library of its platform: ``vexl_plugin/lib/libvexl.so`` on Linux,
+``libvexl.dylib`` on macOS, ``vexl.dll`` on Windows. Set the
+``VEXL_LIBRARY`` environment variable to load another one.
 
 >>> import array, vexl_plugin, vexl_compiler
 >>> prog = vexl_plugin.Program.load(vexl_compiler.compile_source("in x\\nout x * 2"))
@@ -26,9 +27,10 @@ __all__ = ["Backend", "Program", "VexlError", "library_path", "profile", "versio
 #: Environment variable that overrides the bundled library.
 VEXL_LIBRARY_ENV = "VEXL_LIBRARY"
 
-if sys.platform == "darwin":  # pragma: no cover - not built for now
+#: File name of the bundled library on this platform.
+if sys.platform == "darwin":
     _LIBNAME = "libvexl.dylib"
-elif os.name == "nt":  # pragma: no cover - not built for now
+elif os.name == "nt":
     _LIBNAME = "vexl.dll"
 else:
     _LIBNAME = "libvexl.so"
