@@ -85,14 +85,7 @@ func checkELF(t *testing.T, dir string, tg defaultTarget) {
 // a dylib with minos 13.0 that loads exactly libSystem and CoreFoundation,
 // the executable needing no newer macOS.
 func checkMachO(t *testing.T, dir string, tg defaultTarget) {
-	lib, err := macho.Open(filepath.Join(dir, tg.lib))
-	if err != nil {
-		t.Fatalf("debug/macho: %v", err)
-	}
-	defer lib.Close()
-	if lib.Cpu != macho.CpuArm64 || lib.Type != macho.TypeDylib {
-		t.Errorf("%s: cpu %v, type %v, want an arm64 dylib", tg.lib, lib.Cpu, lib.Type)
-	}
+	lib := openMachO(t, dir, tg.lib, macho.TypeDylib)
 	if v, ok := machoMinOS(lib); !ok || v != "13.0" {
 		t.Errorf("%s: LC_BUILD_VERSION minos %q (found %v), want 13.0", tg.lib, v, ok)
 	}
@@ -108,19 +101,27 @@ func checkMachO(t *testing.T, dir string, tg defaultTarget) {
 	if id := machoID(lib); id != "@rpath/libvexl.dylib" {
 		t.Errorf("%s: LC_ID_DYLIB %q, want @rpath/libvexl.dylib (not the path of a build folder)", tg.lib, id)
 	}
-	exe, err := macho.Open(filepath.Join(dir, tg.exe))
-	if err != nil {
-		t.Fatalf("debug/macho: %v", err)
-	}
-	defer exe.Close()
-	if exe.Cpu != macho.CpuArm64 || exe.Type != macho.TypeExec {
-		t.Errorf("%s: cpu %v, type %v, want an arm64 executable", tg.exe, exe.Cpu, exe.Type)
-	}
+	exe := openMachO(t, dir, tg.exe, macho.TypeExec)
 	if v, ok := machoMinOS(exe); !ok {
 		t.Errorf("%s records no minimum macOS", tg.exe)
 	} else if major, _ := strconv.Atoi(strings.Split(v, ".")[0]); major > 13 {
 		t.Errorf("%s needs macOS %s, more than the tag's 13.0", tg.exe, v)
 	}
+}
+
+// openMachO opens the Mach-O file name of dir, closed when the test ends,
+// and checks that it is an arm64 file of type typ.
+func openMachO(t *testing.T, dir, name string, typ macho.Type) *macho.File {
+	t.Helper()
+	f, err := macho.Open(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatalf("debug/macho: %v", err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if f.Cpu != macho.CpuArm64 || f.Type != typ {
+		t.Errorf("%s: cpu %v, type %v, want arm64 %v", name, f.Cpu, f.Type, typ)
+	}
+	return f
 }
 
 // machoMinOS reads the minos of the file's LC_BUILD_VERSION for macOS, as
