@@ -91,24 +91,17 @@ func Build(ctx context.Context, o BuildOptions) (*release.Release, error) {
 	}
 	defer scratchDir.Remove()
 	scratch := scratchDir.Path
-	outParent, stagePrefix := filepath.Dir(filepath.Clean(o.Out)), "."+filepath.Base(filepath.Clean(o.Out))+".tmp-"
-	more, serr := workdir.Sweep(outParent, stagePrefix)
+	stageDir, more, serr := staging(o.Out)
 	workdir.LogSwept(o.logger(), append(removed, more...), errors.Join(err, serr))
-	stageDir, err := workdir.Create(outParent, stagePrefix+"*")
-	if err != nil {
-		return nil, err
+	if stageDir == nil {
+		return nil, serr
 	}
 	defer stageDir.Close()
-	stage := stageDir.Path
 	r := &release.Release{
 		Config: o.Config, Lock: o.Lock, LockFile: o.LockFile, Targets: o.Targets,
-		Out: o.Out, Stage: stage, CacheDir: o.CacheDir, Scratch: scratch, NoCache: o.NoCache, Logger: o.Logger,
+		Out: o.Out, Stage: stageDir.Path, CacheDir: o.CacheDir, Scratch: scratch, NoCache: o.NoCache, Logger: o.Logger,
 	}
-	defer func() {
-		if r.Stage != "" {
-			os.RemoveAll(r.Stage)
-		}
-	}()
+	defer removeStaged(r)
 	var sign Stage = attest.Stage{Signer: o.Signer, Started: time.Now(), Getenv: o.Getenv}
 	if o.Part {
 		sign = part.Stage{Signer: o.Signer, Getenv: o.Getenv}
@@ -172,24 +165,40 @@ func Merge(ctx context.Context, o MergeOptions) (*release.Release, []*part.Part,
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	outParent, stagePrefix := filepath.Dir(filepath.Clean(o.Out)), "."+filepath.Base(filepath.Clean(o.Out))+".tmp-"
-	more, serr := workdir.Sweep(outParent, stagePrefix)
-	workdir.LogSwept(logger, more, serr)
-	stageDir, err := workdir.Create(outParent, stagePrefix+"*")
-	if err != nil {
-		return nil, nil, err
+	stageDir, swept, serr := staging(o.Out)
+	workdir.LogSwept(logger, swept, serr)
+	if stageDir == nil {
+		return nil, nil, serr
 	}
 	defer stageDir.Close()
 	r := &release.Release{Config: o.Config, Lock: o.Lock, Targets: o.Config.Targets, Out: o.Out, Stage: stageDir.Path, Logger: logger}
-	defer func() {
-		if r.Stage != "" {
-			os.RemoveAll(r.Stage)
-		}
-	}()
+	defer removeStaged(r)
 	materials, byproducts := part.Provenance(parts)
 	sign := attest.Stage{Signer: o.Signer, Started: time.Now(), Getenv: o.Getenv, Materials: materials, Byproducts: byproducts}
 	if err := Run(ctx, r, MergeStages(parts, sign)); err != nil {
 		return nil, nil, err
 	}
 	return r, parts, nil
+}
+
+// staging sweeps the staging folders an interrupted run left beside the
+// output folder out (those of live runs are locked) and creates this
+// run's. The folder is nil when it could not be created; the error may
+// also be a sweep's alone, for the log.
+func staging(out string) (*workdir.Dir, []string, error) {
+	parent, prefix := filepath.Dir(filepath.Clean(out)), "."+filepath.Base(filepath.Clean(out))+".tmp-"
+	swept, err := workdir.Sweep(parent, prefix)
+	d, cerr := workdir.Create(parent, prefix+"*")
+	if cerr != nil {
+		return nil, swept, cerr
+	}
+	return d, swept, err
+}
+
+// removeStaged removes r's staging folder, unless the output stage swapped
+// it into place.
+func removeStaged(r *release.Release) {
+	if r.Stage != "" {
+		os.RemoveAll(r.Stage)
+	}
 }
