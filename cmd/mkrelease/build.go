@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -180,7 +181,7 @@ func (o *BuildOptions) report(bo pipeline.BuildOptions, r *release.Release) erro
 		Project: cfg.Project.NormalizedName, Version: cfg.Project.Version, Out: o.Out, Targets: names(bo.Targets),
 		Sandboxed: r.Sandbox.Isolated, Sandbox: r.Sandbox.Name, NetworkIsolated: r.Sandbox.Network, IsolationNote: r.Sandbox.Reason,
 		Actions:      r.Actions,
-		ActionsTotal: len(r.Actions), Artifacts: []reportArtifact{},
+		ActionsTotal: len(r.Actions),
 	}
 	if bo.Remote != nil {
 		rep.RemoteCache = bo.Remote.String()
@@ -198,16 +199,12 @@ func (o *BuildOptions) report(bo pipeline.BuildOptions, r *release.Release) erro
 			rep.ActionsRun++
 		}
 	}
-	for _, a := range r.Artifacts.Filter(nil) {
-		rep.Artifacts = append(rep.Artifacts, reportArtifact{a.Path, a.Kind.String(), a.Target, a.Size, a.SHA256})
-	}
+	rep.Artifacts = reportArtifacts(&r.Artifacts)
 	if o.JSON {
 		return writeJSON(o.Factory.IO.Out, rep)
 	}
 	w := o.Factory.IO.Out
-	for _, a := range r.Artifacts.Filter(dist.Not(dist.ByKind(dist.KindManifest))) {
-		fmt.Fprintf(w, "%s  %s\n", a.SHA256, a.Path)
-	}
+	printArtifacts(w, &r.Artifacts)
 	what := "built"
 	if o.Part {
 		what = "built a part of"
@@ -215,6 +212,23 @@ func (o *BuildOptions) report(bo pipeline.BuildOptions, r *release.Release) erro
 	fmt.Fprintf(w, "%s %s %s for %s into %s: %d action%s (%d ran, %d cached); %s\n",
 		what, rep.Project, rep.Version, strings.Join(rep.Targets, ", "), o.Out, rep.ActionsTotal, plural(rep.ActionsTotal), rep.ActionsRun, rep.ActionsCached, r.Sandbox.Describe())
 	return nil
+}
+
+// reportArtifacts lists every artifact of a run for its --json report.
+func reportArtifacts(l *dist.List) []reportArtifact {
+	out := []reportArtifact{}
+	for _, a := range l.Filter(nil) {
+		out = append(out, reportArtifact{a.Path, a.Kind.String(), a.Target, a.Size, a.SHA256})
+	}
+	return out
+}
+
+// printArtifacts prints a run's artifacts but the manifest, one
+// `sha256sum` line each.
+func printArtifacts(w io.Writer, l *dist.List) {
+	for _, a := range l.Filter(dist.Not(dist.ByKind(dist.KindManifest))) {
+		fmt.Fprintf(w, "%s  %s\n", a.SHA256, a.Path)
+	}
 }
 
 // addRemoteCacheFlags declares --remote-cache and --remote-cache-upload.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/pipeline"
 )
 
@@ -104,22 +103,17 @@ func mergeRun(ctx context.Context, o *MergeOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := mergeReport{Out: o.Out, Parts: []mergePart{}, Artifacts: []reportArtifact{}}
+	rep := mergeReport{Out: o.Out, Parts: []mergePart{}, Artifacts: reportArtifacts(&r.Artifacts)}
 	for _, p := range parts {
 		m := p.Manifest
 		rep.Parts = append(rep.Parts, mergePart{Dir: p.Dir, Targets: m.Targets, SHA256: p.SHA256, OS: m.Host.OS, Arch: m.Host.Arch,
 			Builder: m.Host.Builder, Signed: p.Statement != "", Key: p.KeyID})
 	}
-	for _, a := range r.Artifacts.Filter(nil) {
-		rep.Artifacts = append(rep.Artifacts, reportArtifact{a.Path, a.Kind.String(), a.Target, a.Size, a.SHA256})
-	}
 	if o.JSON {
 		return writeJSON(o.Factory.IO.Out, rep)
 	}
 	w := o.Factory.IO.Out
-	for _, a := range r.Artifacts.Filter(dist.Not(dist.ByKind(dist.KindManifest))) {
-		fmt.Fprintf(w, "%s  %s\n", a.SHA256, a.Path)
-	}
+	printArtifacts(w, &r.Artifacts)
 	for _, p := range rep.Parts {
 		signed := "unsigned"
 		switch {
