@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/mkrelease/mkrelease/build/lock"
+	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/part"
 	"github.com/mkrelease/mkrelease/pipeline"
 )
@@ -77,5 +79,34 @@ func TestMergeJoinsParts(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(out, "build/linux-aarch64/tool")); string(data) != "binary of linux-aarch64" {
 		t.Errorf("aarch64 tool = %q", data)
+	}
+	// The artifact list records each part's binaries as that part did, and
+	// SHA256SUMS, derived from it, holds for every file.
+	list, err := dist.ReadArtifactList(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]dist.Artifact{}
+	for _, a := range list.Artifacts {
+		got[a.Path] = a
+	}
+	for _, p := range []string{a, b} {
+		pl, err := dist.ReadArtifactList(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range pl.Artifacts {
+			if want.Kind == dist.KindBinary && got[want.Path] != want {
+				t.Errorf("merged list: %+v, part %s: %+v", got[want.Path], p, want)
+			}
+		}
+	}
+	sums, err := checksum.ReadSums(filepath.Join(out, dist.ChecksumsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := checksum.Verify(context.Background(), out, sums, checksum.VerifyOptions{})
+	if err != nil || !rep.OK() {
+		t.Errorf("SHA256SUMS of the merged folder: %v %v", err, rep.Err())
 	}
 }
