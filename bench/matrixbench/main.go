@@ -31,17 +31,8 @@ import (
 	"github.com/mkrelease/mkrelease/provenance"
 )
 
-type timing struct {
-	Seconds []float64 `json:"seconds"`
-	Median  float64   `json:"median_seconds"`
-	PeakRSS int64     `json:"peak_rss_bytes"`
-}
-
-func (t *timing) add(s float64, rss int64) {
-	t.Seconds = append(t.Seconds, s)
-	t.Median = measure.Median(t.Seconds)
-	t.PeakRSS = max(t.PeakRSS, rss)
-}
+// timing is one measurement's runs.
+type timing = measure.Timing
 
 type results struct {
 	CPUs           int     `json:"cpus"`
@@ -127,7 +118,7 @@ func run(runs int, out string) error {
 			return "", 0, fmt.Errorf("build --json: %w", err)
 		}
 		if t != nil {
-			t.add(secs, rss)
+			t.Add(secs, rss)
 		}
 		return part, rep.Run, nil
 	}
@@ -162,14 +153,14 @@ func run(runs int, out string) error {
 		if err != nil {
 			return fmt.Errorf("merge: %w", err)
 		}
-		res.Merge.add(secs, rss)
+		res.Merge.Add(secs, rss)
 		dst := filepath.Join(out, fmt.Sprintf("copy-%d", i))
 		script := `mkdir -p "$0" && cp -r "$1" "$2" "$0"/ && find "$0" -type f -print0 | xargs -0 sha256sum > /dev/null`
 		secs, rss, err = measure.Timed(exec.Command("sh", "-c", script, dst, partX86, partOthers))
 		if err != nil {
 			return fmt.Errorf("cp and sha256sum: %w", err)
 		}
-		res.CopyAndSum.add(secs, rss)
+		res.CopyAndSum.Add(secs, rss)
 	}
 	res.MergeOverhead = res.Merge.Median / res.CopyAndSum.Median
 	for _, p := range []string{partX86, partOthers} {

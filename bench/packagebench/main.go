@@ -32,11 +32,8 @@ import (
 	"github.com/mkrelease/mkrelease/wheel/platform"
 )
 
-type timing struct {
-	Seconds []float64 `json:"seconds"`
-	Median  float64   `json:"median_seconds"`
-	PeakRSS int64     `json:"peak_rss_bytes"`
-}
+// timing is one measurement's runs.
+type timing = measure.Timing
 
 type results struct {
 	PayloadBytes   int64   `json:"payload_bytes"`
@@ -151,12 +148,12 @@ cp root/wheels/*.whl dist/
 		if err != nil {
 			return fmt.Errorf("mkrelease build: %w", err)
 		}
-		res.Build.add(secs, rss)
+		res.Build.Add(secs, rss)
 		secs, rss, err = measure.Timed(exec.Command("sh", "-c", script, "sh", std, python, bundleName))
 		if err != nil {
 			return fmt.Errorf("standard pipeline: %w", err)
 		}
-		res.Standard.add(secs, rss)
+		res.Standard.Add(secs, rss)
 	}
 	bundle := filepath.Join(proj, "dist", bundleName)
 	res.BundleBytes = size(bundle)
@@ -167,17 +164,17 @@ cp root/wheels/*.whl dist/
 		if err != nil {
 			return fmt.Errorf("mkrelease verify: %w", err)
 		}
-		res.VerifySums.add(secs, rss)
+		res.VerifySums.Add(secs, rss)
 		secs, rss, err = measure.Timed(exec.Command("sh", "-c", `cd "$1" && sha256sum -c --quiet SHA256SUMS`, "sh", filepath.Join(proj, "dist")))
 		if err != nil {
 			return fmt.Errorf("sha256sum -c: %w", err)
 		}
-		res.Sha256sum.add(secs, rss)
+		res.Sha256sum.Add(secs, rss)
 		secs, rss, err = measure.Timed(command(proj, env, bin, "verify", bundle))
 		if err != nil {
 			return fmt.Errorf("mkrelease verify bundle: %w", err)
 		}
-		res.VerifyBundle.add(secs, rss)
+		res.VerifyBundle.Add(secs, rss)
 		x := filepath.Join(out, "extract")
 		os.RemoveAll(x)
 		os.MkdirAll(x, 0o755)
@@ -185,7 +182,7 @@ cp root/wheels/*.whl dist/
 		if err != nil {
 			return fmt.Errorf("tar -x + sha256sum -c: %w", err)
 		}
-		res.ExtractSha256.add(secs, rss)
+		res.ExtractSha256.Add(secs, rss)
 	}
 	for _, t := range []*timing{&res.Build, &res.Standard, &res.VerifySums, &res.Sha256sum, &res.VerifyBundle, &res.ExtractSha256} {
 		t.Median = measure.Median(t.Seconds)
@@ -221,11 +218,6 @@ cp root/wheels/*.whl dist/
 		return errors.Join(errs...)
 	}
 	return nil
-}
-
-func (t *timing) add(secs float64, rss int64) {
-	t.Seconds = append(t.Seconds, secs)
-	t.PeakRSS = max(t.PeakRSS, rss)
 }
 
 func command(dir string, env []string, name string, args ...string) *exec.Cmd {

@@ -48,3 +48,18 @@ func Median(xs []float64) float64 {
 	sort.Float64s(s)
 	return s[len(s)/2]
 }
+
+// Timing is the runs of one measurement: every wall time, their median
+// and the highest peak RSS.
+type Timing struct {
+	Seconds []float64 `json:"seconds"`
+	Median  float64   `json:"median_seconds"`
+	PeakRSS int64     `json:"peak_rss_bytes"`
+}
+
+// Add records one run.
+func (t *Timing) Add(secs float64, rss int64) {
+	t.Seconds = append(t.Seconds, secs)
+	t.Median = Median(t.Seconds)
+	t.PeakRSS = max(t.PeakRSS, rss)
+}
