@@ -10,7 +10,6 @@ import (
 
 	"github.com/mkrelease/mkrelease/build/actioncache"
 	"github.com/mkrelease/mkrelease/build/config"
-	"github.com/mkrelease/mkrelease/release"
 )
 
 // RemoteCache is a shared action cache the compile stage reads when the
@@ -66,7 +65,7 @@ func (rm *remote) fail(ctx context.Context, err error) {
 // passes every check, imports it into the local cache and restores it into
 // dst. It returns the entry (nil on a miss) and an error only for what
 // fails the build (an interrupt, the local disk).
-func (rm *remote) fetch(ctx context.Context, cache *actioncache.Cache, key string, t config.Target, step config.Step, dst string, rec *release.ActionRecord, log *slog.Logger) (*actioncache.Entry, error) {
+func (rm *remote) fetch(ctx context.Context, cache *actioncache.Cache, key string, t config.Target, step config.Step, dst string, rec *ActionRecord, log *slog.Logger) (*actioncache.Entry, error) {
 	data, err := rm.cache.GetAction(ctx, key)
 	switch {
 	case ctx.Err() != nil:

@@ -49,12 +49,44 @@ func (s SourcesStage) Run(ctx context.Context, r *release.Release) error {
 // folder. Each step runs in the executor's sandbox, on a private copy of
 // its source's workspace, so no step can change what a later step builds.
 type CompileStage struct {
-	// Sandbox configures the executor (the bubblewrap binary).
-	Sandbox executor.Options
+	// Executor runs the steps. The pipeline sets it up before the run, so
+	// that the stages recording how the steps were isolated
+	// (manifest.json, the provenance, part.json) are given its
+	// [executor.Executor.Sandbox] too.
+	Executor *executor.Executor
 	// Remote, when set, is a shared action cache read on a local miss and,
 	// with RemoteUpload, written after each action that ran here.
 	Remote       RemoteCache
 	RemoteUpload bool
+	// Report, when set, receives what the stage did: the sandbox as soon
+	// as the executor is set up, then each action as it ends. The pipeline
+	// hands the sandbox on to the stages that record it (manifest.json,
+	// the provenance, part.json) and the report to its caller.
+	Report *Report
+}
+
+// Report is what the compile stage did: how its actions were isolated from
+// the host, and every action of the run, in order.
+type Report struct {
+	Sandbox executor.Sandbox
+	Actions []ActionRecord
+}
+
+// ActionRecord is one action of the run, for logs and --json.
+type ActionRecord struct {
+	Step     string        `json:"step"`
+	Target   string        `json:"target"`
+	Key      string        `json:"key"`
+	Cached   bool          `json:"cached"`
+	Duration time.Duration `json:"-"`
+	Seconds  float64       `json:"seconds"`
+	// Rebuilt says a damaged cache entry was discarded and the action rerun.
+	Rebuilt bool `json:"rebuilt_corrupt_entry,omitempty"`
+	// Remote says the outputs came from the remote action cache (Cached
+	// is set too); RemoteRejected that the remote cache's entry failed a
+	// check and the action ran here instead.
+	Remote         bool `json:"remote,omitempty"`
+	RemoteRejected bool `json:"remote_rejected,omitempty"`
 }
 
 // BinDir is the folder of the output tree holding build outputs by target.
@@ -65,9 +97,16 @@ func (CompileStage) String() string { return "compile" }
 
 // Run builds.
 func (s CompileStage) Run(ctx context.Context, r *release.Release) error {
-	exe := executor.New(ctx, s.Sandbox)
+	exe := s.Executor
+	if exe == nil {
+		return errors.New("compile: no executor (the pipeline sets one up)")
+	}
 	sb := exe.Sandbox()
-	r.Sandbox = sb
+	rep := s.Report
+	if rep == nil {
+		rep = &Report{}
+	}
+	rep.Sandbox = sb
 	if sb.Isolated {
 		r.Logger.Info("build steps are sandboxed", "sandbox", sb.Name, "namespaces", strings.Join(sb.Namespaces, ","))
 	} else {
@@ -89,14 +128,16 @@ func (s CompileStage) Run(ctx context.Context, r *release.Release) error {
 			if err != nil {
 				return err
 			}
-			r.Actions = append(r.Actions, rec)
+			rep.Actions = append(rep.Actions, rec)
 		}
 	}
 	return nil
 }
 
-// Action composes the action of step for target t.
-func Action(r *release.Release, t config.Target, step config.Step) executor.Action {
+// Action composes the action of step for target t, run under the
+// isolation level isolation ([executor.Sandbox.Level]), which its key
+// records.
+func Action(r *release.Release, t config.Target, step config.Step, isolation string) executor.Action {
 	// Each step has a Go build cache of its own: a cache a step writes is
 	// never read by another step, so no step can plant a compiled package
 	// in what a later one links.
@@ -145,14 +186,14 @@ func Action(r *release.Release, t config.Target, step config.Step) executor.Acti
 	return executor.Action{
 		Step: step.Name, Target: t.Name, Argv: step.Run, Env: env, Dir: step.Dir,
 		Outputs: step.Outputs, Inputs: inputs, Timeout: step.Timeout.Duration,
-		Tools: tools, Caches: []string{gocache}, Isolation: r.Sandbox.Level(),
+		Tools: tools, Caches: []string{gocache}, Isolation: isolation,
 	}
 }
 
-func runStep(ctx context.Context, r *release.Release, exe *executor.Executor, cache *actioncache.Cache, rm *remote, t config.Target, step config.Step) (release.ActionRecord, error) {
-	a := Action(r, t, step)
+func runStep(ctx context.Context, r *release.Release, exe *executor.Executor, cache *actioncache.Cache, rm *remote, t config.Target, step config.Step) (ActionRecord, error) {
+	a := Action(r, t, step, exe.Sandbox().Level())
 	key := a.Key()
-	rec := release.ActionRecord{Step: step.Name, Target: t.Name, Key: key}
+	rec := ActionRecord{Step: step.Name, Target: t.Name, Key: key}
 	dst := filepath.Join(r.Stage, BinDir, t.Name)
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return rec, err

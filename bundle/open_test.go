@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/bundle/deps"
 	"github.com/mkrelease/mkrelease/internal/checksum"
@@ -66,7 +67,7 @@ func testWheel(t *testing.T, dir, name, version string) deps.File {
 func testBundle(t *testing.T) (string, map[string][]byte) {
 	t.Helper()
 	r := demoRelease(t, t.TempDir(), "linux-x86_64")
-	if err := writeBundle(context.Background(), r, "linux-x86_64", r.Closures["linux-x86_64"]); err != nil {
+	if err := writeBundle(context.Background(), r, "linux-x86_64", r.Closures["linux-x86_64"], executor.Sandbox{}); err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(r.Stage, "demo-app-2.0-linux-x86_64.tar.gz")

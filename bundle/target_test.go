@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/internal/artdiff"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
@@ -40,7 +41,7 @@ func TestBundleDependsOnItsTargetAlone(t *testing.T) {
 		t.Run(tc.target, func(t *testing.T) {
 			write := func(build ...string) string {
 				r := demoRelease(t, t.TempDir(), build...)
-				if err := writeBundle(context.Background(), r, tc.target, r.Closures[tc.target]); err != nil {
+				if err := writeBundle(context.Background(), r, tc.target, r.Closures[tc.target], executor.Sandbox{}); err != nil {
 					t.Fatal(err)
 				}
 				return filepath.Join(r.Stage, dist.NamesOf("demo-app", "2.0").Bundle(tc.target))

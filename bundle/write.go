@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/bundle/deps"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
@@ -21,7 +22,11 @@ import (
 )
 
 // Stage writes RELEASE_NOTES.md and one offline bundle per target.
-type Stage struct{}
+type Stage struct {
+	// Sandbox is how the build steps were isolated, for each bundle's
+	// manifest.json ([release.TargetManifest]).
+	Sandbox executor.Sandbox
+}
 
 // String names the stage.
 func (Stage) String() string { return "bundles" }
@@ -30,7 +35,7 @@ func (Stage) String() string { return "bundles" }
 func (Stage) Skip(r *release.Release) (string, bool) { return skipWithoutWheels(r) }
 
 // Run writes the release notes and the bundles.
-func (Stage) Run(ctx context.Context, r *release.Release) error {
+func (s Stage) Run(ctx context.Context, r *release.Release) error {
 	n, err := notes(r.Config)
 	if err != nil {
 		return err
@@ -44,14 +49,14 @@ func (Stage) Run(ctx context.Context, r *release.Release) error {
 		if cl == nil {
 			continue
 		}
-		if err := writeBundle(ctx, r, t.Name, cl); err != nil {
+		if err := writeBundle(ctx, r, t.Name, cl, s.Sandbox); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func writeBundle(ctx context.Context, r *release.Release, target string, cl *deps.Closure) error {
+func writeBundle(ctx context.Context, r *release.Release, target string, cl *deps.Closure, sb executor.Sandbox) error {
 	c := r.Config
 	names := dist.NamesOf(c.Project.NormalizedName, c.Project.Version)
 	root, file := names.BundleRoot(target), names.Bundle(target)
@@ -108,7 +113,7 @@ func writeBundle(ctx context.Context, r *release.Release, target string, cl *dep
 		return err
 	}
 	addData("INSTALL.md", doc, 0o644)
-	m, err := bundleManifest(r, target, cl)
+	m, err := bundleManifest(r, target, cl, sb)
 	if err != nil {
 		return err
 	}
@@ -143,8 +148,8 @@ func writeBundle(ctx context.Context, r *release.Release, target string, cl *dep
 // bundleManifest is the release manifest narrowed to one target
 // (release.TargetManifest: nothing of another target), with the bundle's
 // support boundary and closure.
-func bundleManifest(r *release.Release, target string, cl *deps.Closure) ([]byte, error) {
-	m := release.TargetManifest(r, target)
+func bundleManifest(r *release.Release, target string, cl *deps.Closure, sb executor.Sandbox) ([]byte, error) {
+	m := release.TargetManifest(r, target, sb)
 	b := &dist.ManifestBundle{Target: target, PlatformTag: cl.Target.Platform, Pythons: cl.Target.Pythons, Dependencies: []dist.ManifestArtifact{}}
 	for _, p := range cl.Packages {
 		for _, f := range p.Files {

@@ -22,8 +22,9 @@ import (
 // JoinStage is the first stage of a merge: it copies each target's files
 // (wheels, bundle, build outputs) from the part that holds it, and the
 // release notes, into the staging folder, each checked against its digest
-// as it is copied, and sets the epoch, the sandbox and the manifest the
-// later stages write and sign. Parts must have passed [Check].
+// as it is copied, and sets the epoch and the manifest the later stages
+// write and sign (its build facts the weakest part's, see [Weakest]).
+// Parts must have passed [Check].
 type JoinStage struct {
 	Parts []*Part
 }
@@ -38,8 +39,7 @@ func (s JoinStage) Run(ctx context.Context, r *release.Release) error {
 	}
 	first := s.Parts[0]
 	r.Epoch = first.Manifest.SourceDateEpoch
-	weakest := s.weakest()
-	r.Sandbox = weakest.Manifest.Sandbox.Executor()
+	weakest := Weakest(s.Parts)
 	m := *first.Folder.Manifest
 	m.Build = weakest.Folder.Manifest.Build
 	m.Targets = nil
@@ -77,13 +77,16 @@ func (s JoinStage) holder(target string) *Part {
 	return nil
 }
 
-// weakest is the part whose build steps were isolated least: the merged
-// release records that isolation, so the release policies judge the
-// weakest link.
-func (s JoinStage) weakest() *Part {
+// Weakest is the part whose build steps were isolated least (nil for no
+// parts): the merged release records that isolation, in its manifest and
+// its provenance, so the release policies judge the weakest link.
+func Weakest(parts []*Part) *Part {
+	if len(parts) == 0 {
+		return nil
+	}
 	rank := map[string]int{executor.LevelNone: 0, executor.LevelNetwork: 1, executor.LevelSandbox: 2}
-	w := s.Parts[0]
-	for _, p := range s.Parts[1:] {
+	w := parts[0]
+	for _, p := range parts[1:] {
 		if rank[p.Manifest.Sandbox.Executor().Level()] < rank[w.Manifest.Sandbox.Executor().Level()] {
 			w = p
 		}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/bundle"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
@@ -26,6 +27,9 @@ type Stage struct {
 	Getenv func(string) string
 	// OS and Arch name the host; empty means this one.
 	OS, Arch string
+	// Sandbox is how the part's build steps were isolated: the compile
+	// stage's executor's.
+	Sandbox executor.Sandbox
 }
 
 // String names the stage.
@@ -82,7 +86,7 @@ func (s Stage) manifest(ctx context.Context, r *release.Release) (*Manifest, err
 		Toolchains:      []dist.ManifestToolchain{},
 		Targets:         []string{},
 		Host:            Host{OS: or(s.OS, runtime.GOOS), Arch: or(s.Arch, runtime.GOARCH), Builder: attest.BuilderID(getenv), Invocation: attest.InvocationID(getenv)},
-		Sandbox:         SandboxOf(r.Sandbox),
+		Sandbox:         SandboxOf(s.Sandbox),
 		Files:           []File{},
 	}
 	if r.Lock != nil {

@@ -51,6 +51,9 @@ type BuildOptions struct {
 	// Part builds a part of a release (see package part): part.json and a
 	// signed part statement instead of the release's provenance.
 	Part bool
+	// Compiled, when set, is told what the compile stage did (its sandbox
+	// and every action) once the build succeeded, before Build returns.
+	Compiled func(build.Report)
 }
 
 func (o BuildOptions) logger() *slog.Logger {
@@ -60,16 +63,19 @@ func (o BuildOptions) logger() *slog.Logger {
 	return o.Logger
 }
 
-// BuildStages are the stages of `mkrelease build`, in order.
+// BuildStages are the stages of `mkrelease build`, in order. The stages
+// that record how the build steps were isolated are given the compile
+// stage's executor's sandbox.
 func BuildStages(relock string, compile build.CompileStage, sign Stage) []Stage {
+	sb := compile.Executor.Sandbox()
 	return []Stage{
 		build.SourcesStage{Relock: relock}, // verify every input against release.lock first
 		compile,                            // run the steps per target, sandboxed, through the action cache
 		assemble.Stage{},                   // the wheels, their platform tags, the pair check
 		bundle.ClosureStage{},              // each target's dependency closure, fetched and verified
 		bundle.SBOMStage{},                 // the SPDX document (it goes into the bundles)
-		bundle.Stage{},                     // release notes and one offline bundle per target
-		release.ManifestStage{},            // record inputs and outputs
+		bundle.Stage{Sandbox: sb},          // release notes and one offline bundle per target
+		release.ManifestStage{Sandbox: sb}, // record inputs and outputs
 		release.ChecksumStage{},            // sidecars and SHA256SUMS, once every artifact exists
 		KeepEvidenceStage{},                // the previous folder's evidence, when it is for these wheels
 		sign,                               // signed provenance over the artifacts; not in SHA256SUMS
@@ -102,12 +108,20 @@ func Build(ctx context.Context, o BuildOptions) (*release.Release, error) {
 		Out: o.Out, Stage: stageDir.Path, CacheDir: o.CacheDir, Scratch: scratch, NoCache: o.NoCache, Logger: o.Logger,
 	}
 	defer removeStaged(r)
-	var sign Stage = attest.Stage{Signer: o.Signer, Started: time.Now(), Getenv: o.Getenv}
+	// The executor is set up before the run: its sandbox is recorded by
+	// stages after the compile stage, which runs on it.
+	exe := executor.New(ctx, o.Sandbox)
+	var sign Stage = attest.Stage{Signer: o.Signer, Started: time.Now(), Getenv: o.Getenv, Sandbox: exe.Sandbox()}
 	if o.Part {
-		sign = part.Stage{Signer: o.Signer, Getenv: o.Getenv}
+		sign = part.Stage{Signer: o.Signer, Getenv: o.Getenv, Sandbox: exe.Sandbox()}
 	}
-	if err := Run(ctx, r, BuildStages(o.Relock, build.CompileStage{Sandbox: o.Sandbox, Remote: o.Remote, RemoteUpload: o.RemoteUpload}, sign)); err != nil {
+	var compiled build.Report
+	compile := build.CompileStage{Executor: exe, Remote: o.Remote, RemoteUpload: o.RemoteUpload, Report: &compiled}
+	if err := Run(ctx, r, BuildStages(o.Relock, compile, sign)); err != nil {
 		return nil, err
+	}
+	if o.Compiled != nil {
+		o.Compiled(compiled)
 	}
 	return r, nil
 }
@@ -175,6 +189,9 @@ func Merge(ctx context.Context, o MergeOptions) (*release.Release, []*part.Part,
 	defer removeStaged(r)
 	materials, byproducts := part.Provenance(parts)
 	sign := attest.Stage{Signer: o.Signer, Started: time.Now(), Getenv: o.Getenv, Materials: materials, Byproducts: byproducts}
+	if w := part.Weakest(parts); w != nil {
+		sign.Sandbox = w.Manifest.Sandbox.Executor() // the merged release's, as its manifest says
+	}
 	if err := Run(ctx, r, MergeStages(parts, sign)); err != nil {
 		return nil, nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
@@ -21,8 +22,9 @@ import (
 // an artifact is a function of the inputs and of this version.
 const ToolVersion = "0.1.0-dev"
 
-// BuildManifest assembles the manifest of r.
-func BuildManifest(r *Release) *dist.Manifest {
+// BuildManifest assembles the manifest of r, whose build steps ran in
+// sandbox sb (the compile stage's executor's).
+func BuildManifest(r *Release, sb executor.Sandbox) *dist.Manifest {
 	m := &dist.Manifest{
 		Schema:          dist.ManifestSchema,
 		Project:         dist.ManifestProject{Name: r.Config.Project.NormalizedName, Version: r.Config.Project.Version},
@@ -32,7 +34,7 @@ func BuildManifest(r *Release) *dist.Manifest {
 		Sources:         []dist.ManifestSource{},
 		Overlays:        []dist.ManifestOverlay{},
 		Toolchains:      []dist.ManifestToolchain{},
-		Build:           dist.ManifestBuild{Sandboxed: r.Sandbox.Isolated, Isolation: r.Sandbox.Level()},
+		Build:           dist.ManifestBuild{Sandboxed: sb.Isolated, Isolation: sb.Level()},
 		Targets:         []dist.ManifestTarget{},
 	}
 	if r.Lock != nil {
@@ -83,9 +85,10 @@ func BuildManifest(r *Release) *dist.Manifest {
 // keeps the target's entry of targets (without its bundle, which cannot
 // hold its own digest), the toolchains of every target and of this one,
 // and the sources the target's build reads ([config.Config.SourcesOf])
-// with their overlays. Bundle is left for the caller to fill.
-func TargetManifest(r *Release, target string) *dist.Manifest {
-	m := BuildManifest(r)
+// with their overlays. Bundle is left for the caller to fill. sb is as
+// for [BuildManifest].
+func TargetManifest(r *Release, target string, sb executor.Sandbox) *dist.Manifest {
+	m := BuildManifest(r, sb)
 	reads := r.Config.SourcesOf(target)
 	m.Sources = slices.DeleteFunc(m.Sources, func(s dist.ManifestSource) bool { return !reads[s.Name] })
 	m.Overlays = slices.DeleteFunc(m.Overlays, func(o dist.ManifestOverlay) bool { return !reads[o.Source] })
@@ -116,7 +119,11 @@ func projectFiles(c *config.Config) map[string]string {
 }
 
 // ManifestStage writes manifest.json into the staging folder.
-type ManifestStage struct{}
+type ManifestStage struct {
+	// Sandbox is how the build steps were isolated: the compile stage's
+	// executor's (see [BuildManifest]).
+	Sandbox executor.Sandbox
+}
 
 // String names the stage.
 func (ManifestStage) String() string { return "manifest" }
@@ -124,9 +131,9 @@ func (ManifestStage) String() string { return "manifest" }
 // Run writes the manifest: r.Manifest when a stage before assembled it
 // (merge does, from the manifests of its parts), else [BuildManifest]'s.
 // Later stages read r.Manifest.
-func (ManifestStage) Run(_ context.Context, r *Release) error {
+func (s ManifestStage) Run(_ context.Context, r *Release) error {
 	if r.Manifest == nil {
-		r.Manifest = BuildManifest(r)
+		r.Manifest = BuildManifest(r, s.Sandbox)
 	}
 	data, err := json.MarshalIndent(r.Manifest, "", "  ")
 	if err != nil {

@@ -10,10 +10,8 @@ package release
 
 import (
 	"log/slog"
-	"time"
 
 	"github.com/mkrelease/mkrelease/build/config"
-	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/bundle/deps"
 	"github.com/mkrelease/mkrelease/internal/dist"
@@ -57,27 +55,4 @@ type Release struct {
 	// Closures maps each target to its dependency closure (set by the
 	// closure stage).
 	Closures map[string]*deps.Closure
-
-	// Actions records every build action of the run, in order.
-	Actions []ActionRecord
-	// Sandbox says how the build actions were isolated from the host (set
-	// by the compile stage).
-	Sandbox executor.Sandbox
-}
-
-// ActionRecord is one action of the run, for logs and --json.
-type ActionRecord struct {
-	Step     string        `json:"step"`
-	Target   string        `json:"target"`
-	Key      string        `json:"key"`
-	Cached   bool          `json:"cached"`
-	Duration time.Duration `json:"-"`
-	Seconds  float64       `json:"seconds"`
-	// Rebuilt says a damaged cache entry was discarded and the action rerun.
-	Rebuilt bool `json:"rebuilt_corrupt_entry,omitempty"`
-	// Remote says the outputs came from the remote action cache (Cached
-	// is set too); RemoteRejected that the remote cache's entry failed a
-	// check and the action ran here instead.
-	Remote         bool `json:"remote,omitempty"`
-	RemoteRejected bool `json:"remote_rejected,omitempty"`
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mkrelease/mkrelease/build"
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/remotecache"
@@ -73,21 +74,21 @@ a failed build leaves the previous output as it was.`,
 }
 
 type buildReport struct {
-	Project         string                 `json:"project"`
-	Version         string                 `json:"version"`
-	Out             string                 `json:"out"`
-	Targets         []string               `json:"targets"`
-	Sandboxed       bool                   `json:"sandboxed"`
-	Sandbox         string                 `json:"sandbox,omitempty"`
-	NetworkIsolated bool                   `json:"network_isolated"`
-	IsolationNote   string                 `json:"isolation_note,omitempty"`
-	ActionsTotal    int                    `json:"actions_total"`
-	ActionsRun      int                    `json:"actions_run"`
-	ActionsCached   int                    `json:"actions_cached"`
-	RemoteCache     string                 `json:"remote_cache,omitempty"`
-	ActionsRemote   int                    `json:"actions_remote"`
-	Actions         []release.ActionRecord `json:"actions"`
-	Artifacts       []reportArtifact       `json:"artifacts"`
+	Project         string               `json:"project"`
+	Version         string               `json:"version"`
+	Out             string               `json:"out"`
+	Targets         []string             `json:"targets"`
+	Sandboxed       bool                 `json:"sandboxed"`
+	Sandbox         string               `json:"sandbox,omitempty"`
+	NetworkIsolated bool                 `json:"network_isolated"`
+	IsolationNote   string               `json:"isolation_note,omitempty"`
+	ActionsTotal    int                  `json:"actions_total"`
+	ActionsRun      int                  `json:"actions_run"`
+	ActionsCached   int                  `json:"actions_cached"`
+	RemoteCache     string               `json:"remote_cache,omitempty"`
+	ActionsRemote   int                  `json:"actions_remote"`
+	Actions         []build.ActionRecord `json:"actions"`
+	Artifacts       []reportArtifact     `json:"artifacts"`
 }
 
 type reportArtifact struct {
@@ -125,11 +126,13 @@ func buildRun(ctx context.Context, o *BuildOptions) error {
 	if err != nil {
 		return err
 	}
+	var compiled build.Report
+	bo.Compiled = func(rep build.Report) { compiled = rep }
 	r, err := pipeline.Build(ctx, bo)
 	if err != nil {
 		return err
 	}
-	return o.report(bo, r)
+	return o.report(bo, r, compiled)
 }
 
 // pipelineOptions resolves build's flags, with the session's
@@ -174,22 +177,23 @@ func (o *BuildOptions) pipelineOptions(ctx context.Context, s *session) (pipelin
 }
 
 // report prints what the build wrote: every artifact and a summary line,
-// or with --json the whole report.
-func (o *BuildOptions) report(bo pipeline.BuildOptions, r *release.Release) error {
+// or with --json the whole report; compiled is what its compile stage did.
+func (o *BuildOptions) report(bo pipeline.BuildOptions, r *release.Release, compiled build.Report) error {
 	cfg := bo.Config
+	sb := compiled.Sandbox
 	rep := buildReport{
 		Project: cfg.Project.NormalizedName, Version: cfg.Project.Version, Out: o.Out, Targets: names(bo.Targets),
-		Sandboxed: r.Sandbox.Isolated, Sandbox: r.Sandbox.Name, NetworkIsolated: r.Sandbox.Network, IsolationNote: r.Sandbox.Reason,
-		Actions:      r.Actions,
-		ActionsTotal: len(r.Actions),
+		Sandboxed: sb.Isolated, Sandbox: sb.Name, NetworkIsolated: sb.Network, IsolationNote: sb.Reason,
+		Actions:      compiled.Actions,
+		ActionsTotal: len(compiled.Actions),
 	}
 	if bo.Remote != nil {
 		rep.RemoteCache = bo.Remote.String()
 	}
 	if rep.Actions == nil {
-		rep.Actions = []release.ActionRecord{}
+		rep.Actions = []build.ActionRecord{}
 	}
-	for _, a := range r.Actions {
+	for _, a := range compiled.Actions {
 		if a.Remote {
 			rep.ActionsRemote++
 		}
@@ -210,7 +214,7 @@ func (o *BuildOptions) report(bo pipeline.BuildOptions, r *release.Release) erro
 		what = "built a part of"
 	}
 	fmt.Fprintf(w, "%s %s %s for %s into %s: %d action%s (%d ran, %d cached); %s\n",
-		what, rep.Project, rep.Version, strings.Join(rep.Targets, ", "), o.Out, rep.ActionsTotal, plural(rep.ActionsTotal), rep.ActionsRun, rep.ActionsCached, r.Sandbox.Describe())
+		what, rep.Project, rep.Version, strings.Join(rep.Targets, ", "), o.Out, rep.ActionsTotal, plural(rep.ActionsTotal), rep.ActionsRun, rep.ActionsCached, sb.Describe())
 	return nil
 }
 

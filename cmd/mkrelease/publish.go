@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mkrelease/mkrelease/build"
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/channel"
 	"github.com/mkrelease/mkrelease/internal/pyname"
@@ -337,9 +338,11 @@ func releaseRun(ctx context.Context, o *ReleaseOptions) error {
 	if err != nil {
 		return err
 	}
+	var compiled build.Report
+	bo.Compiled = func(rep build.Report) { compiled = rep }
 	res, err := pipeline.Release(ctx, pipeline.ReleaseOptions{Build: bo, Evidence: eo, Publish: po, Named: len(p.Targets) > 0,
 		Hooks: pipeline.ReleaseHooks{
-			Built:   func(r *release.Release) error { return b.report(bo, r) },
+			Built:   func(r *release.Release) error { return b.report(bo, r, compiled) },
 			Skipped: skippedTarget(log),
 			Evidence: func(runs []pipeline.EvidenceRun) error {
 				var se *silentError

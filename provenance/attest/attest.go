@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
@@ -40,6 +41,9 @@ type Stage struct {
 	// Materials and Byproducts are added to what the manifest records: a
 	// merged release names its parts and their builders in both.
 	Materials, Byproducts []provenance.Dependency
+	// Sandbox is how the build steps were isolated: the compile stage's
+	// executor's, or a merged release's weakest part's.
+	Sandbox executor.Sandbox
 }
 
 // String names the stage.
@@ -106,7 +110,7 @@ func (s Stage) Provenance(r *release.Release, started, finished time.Time) prove
 			"project":             map[string]any{"name": c.Project.NormalizedName, "version": c.Project.Version},
 			"targets":             targetNames(r),
 		},
-		InternalParameters: map[string]any{"source_date_epoch": r.Epoch, "sandbox": sandboxFacts(r)},
+		InternalParameters: map[string]any{"source_date_epoch": r.Epoch, "sandbox": sandboxFacts(s.Sandbox)},
 		BuilderID:          BuilderID(getenv),
 		BuilderVersion:     map[string]string{"mkrelease": release.ToolVersion},
 		InvocationID:       InvocationID(getenv),
@@ -177,8 +181,7 @@ func Materials(m *dist.Manifest) []provenance.Dependency {
 // sandboxFacts records how the build steps ran, for the release policies
 // (build.sandboxed) and auditors: isolated or not, the sandbox and its
 // namespaces, the isolation level, and why not when not.
-func sandboxFacts(r *release.Release) map[string]any {
-	sb := r.Sandbox
+func sandboxFacts(sb executor.Sandbox) map[string]any {
 	ns := sb.Namespaces
 	if ns == nil {
 		ns = []string{}
