@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -25,13 +26,25 @@ import (
 type SourcesStage struct {
 	// Relock is the command printed to accept a drift.
 	Relock string
+	// Workspaces is filled with the prepared sources, for the stages that
+	// read them (the pipeline shares one value between them).
+	Workspaces Workspaces
 }
+
+// Workspaces maps each source name to its prepared folder: the pinned tree
+// with its overlays applied. The sources stage fills it; the compile stage
+// copies a step's source from it, and the wheel stage takes an include's
+// files from it.
+type Workspaces map[string]string
 
 // String names the stage.
 func (SourcesStage) String() string { return "sources" }
 
 // Run materialises, overlays and verifies the sources, and sets the epoch.
 func (s SourcesStage) Run(ctx context.Context, r *release.Release) error {
+	if s.Workspaces == nil {
+		return errors.New("sources: no workspaces to fill (the pipeline shares them with the stages that read them)")
+	}
 	p, err := Prepare(ctx, PrepareOptions{
 		Config: r.Config, Lock: r.Lock, LockFile: r.LockFile, Relock: s.Relock,
 		Fetcher: &source.Fetcher{ProjectDir: r.Config.Dir, CacheDir: r.CacheDir, Logger: r.Logger},
@@ -40,7 +53,8 @@ func (s SourcesStage) Run(ctx context.Context, r *release.Release) error {
 	if err != nil {
 		return err
 	}
-	r.Found, r.Workspaces, r.Epoch = p.Found, p.Workspaces, p.Epoch
+	r.Found, r.Epoch = p.Found, p.Epoch
+	maps.Copy(s.Workspaces, p.Workspaces)
 	return nil
 }
 
@@ -58,6 +72,8 @@ type CompileStage struct {
 	// with RemoteUpload, written after each action that ran here.
 	Remote       RemoteCache
 	RemoteUpload bool
+	// Workspaces are the prepared sources (the sources stage fills them).
+	Workspaces Workspaces
 	// Report, when set, receives what the stage did: the sandbox as soon
 	// as the executor is set up, then each action as it ends. The pipeline
 	// hands the sandbox on to the stages that record it (manifest.json,
@@ -124,7 +140,7 @@ func (s CompileStage) Run(ctx context.Context, r *release.Release) error {
 			if !step.AppliesTo(t.Name) {
 				continue
 			}
-			rec, err := runStep(ctx, r, exe, cache, rm, t, step)
+			rec, err := s.runStep(ctx, r, exe, cache, rm, t, step)
 			if err != nil {
 				return err
 			}
@@ -190,7 +206,7 @@ func Action(r *release.Release, t config.Target, step config.Step, isolation str
 	}
 }
 
-func runStep(ctx context.Context, r *release.Release, exe *executor.Executor, cache *actioncache.Cache, rm *remote, t config.Target, step config.Step) (ActionRecord, error) {
+func (s CompileStage) runStep(ctx context.Context, r *release.Release, exe *executor.Executor, cache *actioncache.Cache, rm *remote, t config.Target, step config.Step) (ActionRecord, error) {
 	a := Action(r, t, step, exe.Sandbox().Level())
 	key := a.Key()
 	rec := ActionRecord{Step: step.Name, Target: t.Name, Key: key}
@@ -231,7 +247,7 @@ func runStep(ctx context.Context, r *release.Release, exe *executor.Executor, ca
 	paths := executor.Paths{Workspace: filepath.Join(run, "src"), Out: filepath.Join(run, "out"), Scratch: filepath.Join(run, "scratch"),
 		Sources: map[string]string{}}
 	for _, u := range step.Uses {
-		paths.Sources[u] = r.Workspaces[u] // read-only in the sandbox
+		paths.Sources[u] = s.Workspaces[u] // read-only in the sandbox
 	}
 	defer os.RemoveAll(run)
 	if err := os.MkdirAll(paths.Out, 0o755); err != nil {
@@ -239,7 +255,7 @@ func runStep(ctx context.Context, r *release.Release, exe *executor.Executor, ca
 	}
 	// The step's own copy of the prepared source: what it changes there dies
 	// with it.
-	if err := treehash.Copy(ctx, r.Workspaces[step.Source], paths.Workspace); err != nil {
+	if err := treehash.Copy(ctx, s.Workspaces[step.Source], paths.Workspace); err != nil {
 		return rec, fmt.Errorf("step %s [%s]: copy the workspace of source %s: %w", step.Name, t.Name, step.Source, err)
 	}
 	log.Info("action running", "key", key[:12])

@@ -65,13 +65,16 @@ func (o BuildOptions) logger() *slog.Logger {
 
 // BuildStages are the stages of `mkrelease build`, in order. The stages
 // that record how the build steps were isolated are given the compile
-// stage's executor's sandbox.
+// stage's executor's sandbox, and the sources stage shares the prepared
+// sources with the stages that read them.
 func BuildStages(relock string, compile build.CompileStage, sign Stage) []Stage {
 	sb := compile.Executor.Sandbox()
+	ws := build.Workspaces{}
+	compile.Workspaces = ws
 	return []Stage{
-		build.SourcesStage{Relock: relock}, // verify every input against release.lock first
+		build.SourcesStage{Relock: relock, Workspaces: ws}, // verify every input against release.lock first
 		compile,                            // run the steps per target, sandboxed, through the action cache
-		assemble.Stage{},                   // the wheels, their platform tags, the pair check
+		assemble.Stage{Workspaces: ws},     // the wheels, their platform tags, the pair check
 		bundle.ClosureStage{},              // each target's dependency closure, fetched and verified
 		bundle.SBOMStage{},                 // the SPDX document (it goes into the bundles)
 		bundle.Stage{Sandbox: sb},          // release notes and one offline bundle per target

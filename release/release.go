@@ -1,7 +1,7 @@
 // Package release holds the state a release pipeline works on (package
 // pipeline runs the stages): the loaded configuration and lock, the epoch,
-// the selected targets, the workspaces of the prepared sources and the
-// registry of artifacts written so far, and the stages every pipeline
+// the selected targets, the folders and the registry of artifacts written
+// so far, and the stages every pipeline
 // ends with (manifest, artifact list, output swap). Stages write only into
 // the staging folder; the last stage of a pipeline that produces output
 // swaps the staging folder into place, so a failed or killed run leaves
@@ -49,9 +49,6 @@ type Release struct {
 	// Found is what the sources stage found, in the shape of release.lock;
 	// it equals Lock once verified (minus per-file lists).
 	Found *lock.Lock
-	// Workspaces maps each source name to its prepared folder: the pinned
-	// tree with its overlays applied. Build steps run there.
-	Workspaces map[string]string
 	// Closures maps each target to its dependency closure (set by the
 	// closure stage).
 	Closures map[string]*deps.Closure

@@ -33,7 +33,11 @@ import (
 )
 
 // Stage builds the wheels of every selected target into the staging folder.
-type Stage struct{}
+type Stage struct {
+	// Workspaces are the prepared sources an include's source names (the
+	// sources stage fills them).
+	Workspaces build.Workspaces
+}
 
 // String names the stage.
 func (Stage) String() string { return "wheels" }
@@ -67,9 +71,9 @@ func (e *Error) Error() string {
 func (e *Error) ExitCode() int { return 1 }
 
 // Run assembles and writes the wheels.
-func (Stage) Run(ctx context.Context, r *release.Release) error {
+func (s Stage) Run(ctx context.Context, r *release.Release) error {
 	for _, t := range r.Targets {
-		if err := buildTarget(ctx, r, t); err != nil {
+		if err := s.buildTarget(ctx, r, t); err != nil {
 			return err
 		}
 	}
@@ -82,14 +86,14 @@ type planned struct {
 	binaries []string // wheel paths of native members, for messages
 }
 
-func buildTarget(ctx context.Context, r *release.Release, t config.Target) error {
+func (s Stage) buildTarget(ctx context.Context, r *release.Release, t config.Target) error {
 	var plans []*planned
 	var needs []platform.Need
 	for _, w := range r.Config.Wheels {
 		if !w.AppliesTo(t.Name) {
 			continue
 		}
-		p, ns, err := plan(r, t, w)
+		p, ns, err := s.plan(r, t, w)
 		if err != nil {
 			return err
 		}
@@ -139,7 +143,7 @@ func buildTarget(ctx context.Context, r *release.Release, t config.Target) error
 
 // plan gathers a wheel's members for target t and the platform needs of
 // its binaries (inspected in parallel on all cores).
-func plan(r *release.Release, t config.Target, w config.Wheel) (*planned, []platform.Need, error) {
+func (s Stage) plan(r *release.Release, t config.Target, w config.Wheel) (*planned, []platform.Need, error) {
 	p := &planned{cfg: w, contents: &wheel.Contents{Epoch: r.Epoch}}
 	type member struct {
 		m    wheel.Member
@@ -150,7 +154,7 @@ func plan(r *release.Release, t config.Target, w config.Wheel) (*planned, []plat
 		if !in.AppliesTo(t.Name) {
 			continue
 		}
-		files, err := resolve(r, t, w, in)
+		files, err := s.resolve(r, t, w, in)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -200,7 +204,7 @@ func plan(r *release.Release, t config.Target, w config.Wheel) (*planned, []plat
 		if !in.AppliesTo(t.Name) {
 			continue
 		}
-		files, err := resolve(r, t, w, in)
+		files, err := s.resolve(r, t, w, in)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -215,11 +219,11 @@ func plan(r *release.Release, t config.Target, w config.Wheel) (*planned, []plat
 
 // resolve lists the files an include names, with their paths in the wheel
 // (relative to the wheel root, the .data scheme or the licenses folder).
-func resolve(r *release.Release, t config.Target, w config.Wheel, in config.Include) ([]wheel.Member, error) {
+func (s Stage) resolve(r *release.Release, t config.Target, w config.Wheel, in config.Include) ([]wheel.Member, error) {
 	var base, what string
 	switch {
 	case in.Source != "":
-		base, what = r.Workspaces[in.Source], "source "+in.Source
+		base, what = s.Workspaces[in.Source], "source "+in.Source
 	default:
 		step, ok := stepByName(r.Config, in.Step)
 		if !ok || !step.AppliesTo(t.Name) {
