@@ -21,7 +21,6 @@ import (
 	"testing"
 
 	"github.com/mkrelease/mkrelease/build/config"
-	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/bundle/deps"
 	"github.com/mkrelease/mkrelease/internal/checksum"
@@ -66,8 +65,8 @@ func testWheel(t *testing.T, dir, name, version string) deps.File {
 // path and the files inside it (by path below the root folder).
 func testBundle(t *testing.T) (string, map[string][]byte) {
 	t.Helper()
-	r := demoRelease(t, t.TempDir(), "linux-x86_64")
-	if err := writeBundle(context.Background(), r, "linux-x86_64", r.Closures["linux-x86_64"], executor.Sandbox{}); err != nil {
+	r, cs := demoRelease(t, t.TempDir(), "linux-x86_64")
+	if err := (Stage{Closures: cs}).writeBundle(context.Background(), r, "linux-x86_64"); err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(r.Stage, "demo-app-2.0-linux-x86_64.tar.gz")
@@ -87,7 +86,8 @@ func h1(s string) string {
 // aarch64 alone runs a step reading the source arm-headers (with a tree
 // overlay) and has the cc toolchain aarch64-linux-gnu-gcc. Both targets
 // read the source core, patched by fix.patch, and use the go toolchain.
-func demoRelease(t *testing.T, stage string, build ...string) *release.Release {
+// The closures are those of the targets built.
+func demoRelease(t *testing.T, stage string, build ...string) (*release.Release, Closures) {
 	t.Helper()
 	dir := t.TempDir()
 	patch := []byte("--- a/x\n+++ b/x\n")
@@ -102,8 +102,8 @@ func demoRelease(t *testing.T, stage string, build ...string) *release.Release {
 			{Name: "lib", Source: "core", Outputs: []string{"lib.so"}},
 			{Name: "arm-fixups", Source: "arm-headers", Targets: []string{"linux-aarch64"}},
 		}}}
+	cs := Closures{}
 	r := &release.Release{Config: c, Stage: stage, Epoch: 1793491200, Logger: slog.New(slog.DiscardHandler),
-		Closures: map[string]*deps.Closure{},
 		Found: &lock.Lock{
 			Sources: []lock.Source{{Name: "core", Kind: "local", Location: "src", Tree: h1("core")},
 				{Name: "arm-headers", Kind: "local", Location: "arm", Tree: h1("arm-headers")}},
@@ -132,10 +132,10 @@ func demoRelease(t *testing.T, stage string, build ...string) *release.Release {
 			cl.Own[0].Requires = []string{"armonly", "example"}
 			cl.Packages = append([]deps.Resolved{{Name: "armonly", Version: "1.0", Files: []deps.File{testWheel(t, stage, "armonly", "1.0")}}}, cl.Packages...)
 		}
-		r.Closures[tg.Name] = cl
+		cs[tg.Name] = cl
 		r.Artifacts.Add(dist.Artifact{Kind: dist.KindWheel, Path: own.Name, Name: "demo-app", Target: tg.Name, SHA256: own.SHA256, Size: own.Size, PlatformTag: "any"})
 	}
-	return r
+	return r, cs
 }
 
 func readBundle(t *testing.T, p string) map[string][]byte {

@@ -24,7 +24,10 @@ import (
 // the release, each target's wheels and closure, the pinned sources, the
 // overlays and the toolchains. Each bundle carries the document of its own
 // target instead ([TargetSBOM]).
-type SBOMStage struct{}
+type SBOMStage struct {
+	// Closures are the targets' closures (the closure stage fills them).
+	Closures Closures
+}
 
 // String names the stage.
 func (SBOMStage) String() string { return "sbom" }
@@ -33,8 +36,8 @@ func (SBOMStage) String() string { return "sbom" }
 func (SBOMStage) Skip(r *release.Release) (string, bool) { return skipWithoutWheels(r) }
 
 // Run builds and writes the document.
-func (SBOMStage) Run(_ context.Context, r *release.Release) error {
-	doc, err := SBOM(r)
+func (s SBOMStage) Run(_ context.Context, r *release.Release) error {
+	doc, err := SBOM(r, s.Closures)
 	if err != nil {
 		return err
 	}
@@ -58,9 +61,9 @@ func WriteSBOM(r *release.Release, doc sbom.Release) error {
 }
 
 // SBOM assembles the SBOM's description of the release: every target r
-// builds, every source and overlay.
-func SBOM(r *release.Release) (sbom.Release, error) {
-	return describe(r, "", func(string) bool { return true })
+// builds (with its closure in cs), every source and overlay.
+func SBOM(r *release.Release, cs Closures) (sbom.Release, error) {
+	return describe(r, cs, "", func(string) bool { return true })
 }
 
 // TargetSBOM assembles the description of one target, for the SBOM inside
@@ -69,14 +72,14 @@ func SBOM(r *release.Release) (sbom.Release, error) {
 // toolchains of every target and of this one. Nothing in it depends on
 // the other targets, so it is the same whether the release builds the
 // target alone or with others.
-func TargetSBOM(r *release.Release, target string) (sbom.Release, error) {
+func TargetSBOM(r *release.Release, cs Closures, target string) (sbom.Release, error) {
 	reads := r.Config.SourcesOf(target)
-	return describe(r, target, func(source string) bool { return reads[source] })
+	return describe(r, cs, target, func(source string) bool { return reads[source] })
 }
 
 // targetSBOM is the SPDX document of target, as its bundle carries it.
-func targetSBOM(r *release.Release, target string) ([]byte, error) {
-	doc, err := TargetSBOM(r, target)
+func targetSBOM(r *release.Release, cs Closures, target string) ([]byte, error) {
+	doc, err := TargetSBOM(r, cs, target)
 	if err != nil {
 		return nil, err
 	}
@@ -88,8 +91,9 @@ func targetSBOM(r *release.Release, target string) ([]byte, error) {
 }
 
 // describe assembles the document of target ("" for the release: every
-// target r builds), with the sources (and their overlays) keep accepts.
-func describe(r *release.Release, target string, keep func(source string) bool) (sbom.Release, error) {
+// target r builds), with the sources (and their overlays) keep accepts and
+// the closures in cs.
+func describe(r *release.Release, cs Closures, target string, keep func(source string) bool) (sbom.Release, error) {
 	c := r.Config
 	doc := sbom.Release{
 		Name: c.Project.NormalizedName, Version: c.Project.Version, License: c.Project.License,
@@ -132,7 +136,7 @@ func describe(r *release.Release, target string, keep func(source string) bool) 
 			continue
 		}
 		st := sbom.Target{Name: t.Name}
-		cl := r.Closures[t.Name]
+		cl := cs[t.Name]
 		if cl == nil {
 			if target != "" {
 				doc.Targets = append(doc.Targets, st) // a target with no wheels: its toolchains and sources
@@ -161,8 +165,8 @@ func packages(p deps.Resolved, license, sup string) []sbom.Package {
 	var out []sbom.Package
 	for _, f := range p.Files {
 		loc := "NOASSERTION"
-		if strings.HasPrefix(f.URL, "https://") || strings.HasPrefix(f.URL, "http://") {
-			loc = f.URL
+		if u := downloadURL(f); u != "" {
+			loc = u
 		}
 		out = append(out, sbom.Package{Name: p.Name, Version: p.Version, FileName: f.Name, SHA256: f.SHA256,
 			License: license, Supplier: sup, DownloadLocation: loc, DependsOn: p.Requires})

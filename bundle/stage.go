@@ -21,6 +21,7 @@ package bundle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,9 +50,43 @@ func skipWithoutWheels(r *release.Release) (string, bool) {
 	return "", false
 }
 
+// Closures maps each target to its dependency closure. The closure stage
+// fills it; the SBOM and bundle stages, manifest.json
+// ([Closures.Dependencies]) and a part's description of its targets read
+// it. The pipeline shares one value between them.
+type Closures map[string]*deps.Closure
+
+// Dependencies lists the wheels of target's closure as manifest.json
+// records them: by file name, with name==version, size, digest and the
+// http(s) URL it can be downloaded from (none when target has no closure).
+func (cs Closures) Dependencies(target string) []dist.ManifestArtifact {
+	cl := cs[target]
+	if cl == nil {
+		return nil
+	}
+	var out []dist.ManifestArtifact
+	for _, p := range cl.Packages {
+		for _, f := range p.Files {
+			out = append(out, dist.ManifestArtifact{Path: f.Name, Name: p.Name + "==" + p.Version, Size: f.Size, SHA256: f.SHA256, URL: downloadURL(f)})
+		}
+	}
+	return out
+}
+
+// downloadURL is f's URL when it is an http(s) one, else "".
+func downloadURL(f deps.File) string {
+	if strings.HasPrefix(f.URL, "https://") || strings.HasPrefix(f.URL, "http://") {
+		return f.URL
+	}
+	return ""
+}
+
 // ClosureStage resolves, per target, the dependency closure of the
 // release's wheels from the lock of [dependencies], and fetches it.
-type ClosureStage struct{}
+type ClosureStage struct {
+	// Closures is filled with every target's closure.
+	Closures Closures
+}
 
 // String names the stage.
 func (ClosureStage) String() string { return "closure" }
@@ -60,7 +95,10 @@ func (ClosureStage) String() string { return "closure" }
 func (ClosureStage) Skip(r *release.Release) (string, bool) { return skipWithoutWheels(r) }
 
 // Run resolves and fetches every target's closure.
-func (ClosureStage) Run(ctx context.Context, r *release.Release) error {
+func (s ClosureStage) Run(ctx context.Context, r *release.Release) error {
+	if s.Closures == nil {
+		return errors.New("closure: no closures to fill (the pipeline shares them with the stages that read them)")
+	}
 	c := r.Config
 	if len(c.Bundle.Pythons) == 0 {
 		return &ConfigError{Key: "bundle.pythons", Msg: `set the CPython versions the bundles support, e.g. pythons = ["3.11", "3.12", "3.13"]`}
@@ -88,7 +126,6 @@ func (ClosureStage) Run(ctx context.Context, r *release.Release) error {
 		}
 		finder.FindLinks = append(finder.FindLinks, fl)
 	}
-	r.Closures = map[string]*deps.Closure{}
 	for _, t := range r.Targets {
 		var roots []deps.Root
 		tag := ""
@@ -117,7 +154,7 @@ func (ClosureStage) Run(ctx context.Context, r *release.Release) error {
 		for _, f := range cl.Findings {
 			r.Logger.Warn("dependency closure", "target", t.Name, "finding", f.String())
 		}
-		r.Closures[t.Name] = cl
+		s.Closures[t.Name] = cl
 		r.Logger.Info("closure resolved", "target", t.Name, "dependencies", len(cl.Packages))
 	}
 	return nil

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/internal/artdiff"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
@@ -40,8 +39,8 @@ func TestBundleDependsOnItsTargetAlone(t *testing.T) {
 	} {
 		t.Run(tc.target, func(t *testing.T) {
 			write := func(build ...string) string {
-				r := demoRelease(t, t.TempDir(), build...)
-				if err := writeBundle(context.Background(), r, tc.target, r.Closures[tc.target], executor.Sandbox{}); err != nil {
+				r, cs := demoRelease(t, t.TempDir(), build...)
+				if err := (Stage{Closures: cs}).writeBundle(context.Background(), r, tc.target); err != nil {
 					t.Fatal(err)
 				}
 				return filepath.Join(r.Stage, dist.NamesOf("demo-app", "2.0").Bundle(tc.target))
@@ -122,8 +121,8 @@ func TestBundleDependsOnItsTargetAlone(t *testing.T) {
 	}
 
 	// The release's own SBOM still describes both targets.
-	r := demoRelease(t, t.TempDir(), both...)
-	doc, err := SBOM(r)
+	r, cs := demoRelease(t, t.TempDir(), both...)
+	doc, err := SBOM(r, cs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,11 +139,11 @@ func TestBundleDependsOnItsTargetAlone(t *testing.T) {
 
 // Without what the sources stage found there is nothing honest to write.
 func TestSBOMNeedsTheSources(t *testing.T) {
-	r := demoRelease(t, t.TempDir(), "linux-x86_64")
+	r, cs := demoRelease(t, t.TempDir(), "linux-x86_64")
 	r.Found = nil
 	for name, describe := range map[string]func() error{
-		"release":      func() error { _, err := SBOM(r); return err },
-		"linux-x86_64": func() error { _, err := TargetSBOM(r, "linux-x86_64"); return err },
+		"release":      func() error { _, err := SBOM(r, cs); return err },
+		"linux-x86_64": func() error { _, err := TargetSBOM(r, cs, "linux-x86_64"); return err },
 	} {
 		if err := describe(); err == nil || !strings.Contains(err.Error(), "sources stage") {
 			t.Errorf("%s: %v, want an error naming the sources stage", name, err)

@@ -26,6 +26,8 @@ type Stage struct {
 	// Sandbox is how the build steps were isolated, for each bundle's
 	// manifest.json ([release.TargetManifest]).
 	Sandbox executor.Sandbox
+	// Closures are the targets' closures (the closure stage fills them).
+	Closures Closures
 }
 
 // String names the stage.
@@ -45,18 +47,19 @@ func (s Stage) Run(ctx context.Context, r *release.Release) error {
 	}
 	r.Artifacts.Add(dist.Artifact{Kind: dist.KindNotes, Path: dist.NotesFile, SHA256: checksum.Bytes([]byte(n)), Size: int64(len(n))})
 	for _, t := range r.Targets {
-		cl := r.Closures[t.Name]
-		if cl == nil {
+		if s.Closures[t.Name] == nil {
 			continue
 		}
-		if err := writeBundle(ctx, r, t.Name, cl, s.Sandbox); err != nil {
+		if err := s.writeBundle(ctx, r, t.Name); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func writeBundle(ctx context.Context, r *release.Release, target string, cl *deps.Closure, sb executor.Sandbox) error {
+// writeBundle writes the bundle of target, which has a closure.
+func (s Stage) writeBundle(ctx context.Context, r *release.Release, target string) error {
+	cl := s.Closures[target]
 	c := r.Config
 	names := dist.NamesOf(c.Project.NormalizedName, c.Project.Version)
 	root, file := names.BundleRoot(target), names.Bundle(target)
@@ -113,12 +116,12 @@ func writeBundle(ctx context.Context, r *release.Release, target string, cl *dep
 		return err
 	}
 	addData("INSTALL.md", doc, 0o644)
-	m, err := bundleManifest(r, target, cl, sb)
+	m, err := s.bundleManifest(r, target, cl)
 	if err != nil {
 		return err
 	}
 	addData(dist.ManifestFile, m, 0o644)
-	spdx, err := targetSBOM(r, target)
+	spdx, err := targetSBOM(r, s.Closures, target)
 	if err != nil {
 		return fmt.Errorf("bundle %s: %w", file, err)
 	}
@@ -148,16 +151,13 @@ func writeBundle(ctx context.Context, r *release.Release, target string, cl *dep
 // bundleManifest is the release manifest narrowed to one target
 // (release.TargetManifest: nothing of another target), with the bundle's
 // support boundary and closure.
-func bundleManifest(r *release.Release, target string, cl *deps.Closure, sb executor.Sandbox) ([]byte, error) {
-	m := release.TargetManifest(r, target, sb)
+func (s Stage) bundleManifest(r *release.Release, target string, cl *deps.Closure) ([]byte, error) {
+	m := release.TargetManifest(r, target, release.Facts{Sandbox: s.Sandbox, Dependencies: s.Closures.Dependencies})
 	b := &dist.ManifestBundle{Target: target, PlatformTag: cl.Target.Platform, Pythons: cl.Target.Pythons, Dependencies: []dist.ManifestArtifact{}}
 	for _, p := range cl.Packages {
 		for _, f := range p.Files {
-			d := dist.ManifestArtifact{Path: path.Join("dependencies", f.Name), Name: p.Name + "==" + p.Version, Size: f.Size, SHA256: f.SHA256}
-			if strings.HasPrefix(f.URL, "https://") || strings.HasPrefix(f.URL, "http://") {
-				d.URL = f.URL
-			}
-			b.Dependencies = append(b.Dependencies, d)
+			b.Dependencies = append(b.Dependencies, dist.ManifestArtifact{Path: path.Join("dependencies", f.Name), Name: p.Name + "==" + p.Version,
+				Size: f.Size, SHA256: f.SHA256, URL: downloadURL(f)})
 		}
 	}
 	m.Bundle = b

@@ -30,6 +30,9 @@ type Stage struct {
 	// Sandbox is how the part's build steps were isolated: the compile
 	// stage's executor's.
 	Sandbox executor.Sandbox
+	// Closures are the targets' closures (the closure stage's), for the
+	// part's description of its targets.
+	Closures bundle.Closures
 }
 
 // String names the stage.
@@ -98,7 +101,7 @@ func (s Stage) manifest(ctx context.Context, r *release.Release) (*Manifest, err
 	for _, t := range r.Targets {
 		m.Targets = append(m.Targets, t.Name)
 	}
-	doc, err := bundle.SBOM(r)
+	doc, err := bundle.SBOM(r, s.Closures)
 	if err != nil {
 		return nil, err
 	}

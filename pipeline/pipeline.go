@@ -65,24 +65,26 @@ func (o BuildOptions) logger() *slog.Logger {
 
 // BuildStages are the stages of `mkrelease build`, in order. The stages
 // that record how the build steps were isolated are given the compile
-// stage's executor's sandbox, and the sources stage shares the prepared
-// sources with the stages that read them.
-func BuildStages(relock string, compile build.CompileStage, sign Stage) []Stage {
+// stage's executor's sandbox; the sources stage shares the prepared
+// sources, and the closure stage the closures, with the stages that read
+// them (sign, a part's, reads closures too).
+func BuildStages(relock string, compile build.CompileStage, sign Stage, closures bundle.Closures) []Stage {
 	sb := compile.Executor.Sandbox()
 	ws := build.Workspaces{}
 	compile.Workspaces = ws
+	facts := release.Facts{Sandbox: sb, Dependencies: closures.Dependencies}
 	return []Stage{
 		build.SourcesStage{Relock: relock, Workspaces: ws}, // verify every input against release.lock first
-		compile,                            // run the steps per target, sandboxed, through the action cache
-		assemble.Stage{Workspaces: ws},     // the wheels, their platform tags, the pair check
-		bundle.ClosureStage{},              // each target's dependency closure, fetched and verified
-		bundle.SBOMStage{},                 // the SPDX document (it goes into the bundles)
-		bundle.Stage{Sandbox: sb},          // release notes and one offline bundle per target
-		release.ManifestStage{Sandbox: sb}, // record inputs and outputs
-		release.ChecksumStage{},            // sidecars and SHA256SUMS, once every artifact exists
-		KeepEvidenceStage{},                // the previous folder's evidence, when it is for these wheels
-		sign,                               // signed provenance over the artifacts; not in SHA256SUMS
-		release.OutputStage{},              // swap the staging folder into place, last
+		compile,                                       // run the steps per target, sandboxed, through the action cache
+		assemble.Stage{Workspaces: ws},                // the wheels, their platform tags, the pair check
+		bundle.ClosureStage{Closures: closures},       // each target's dependency closure, fetched and verified
+		bundle.SBOMStage{Closures: closures},          // the SPDX document (it goes into the bundles)
+		bundle.Stage{Sandbox: sb, Closures: closures}, // release notes and one offline bundle per target
+		release.ManifestStage{Facts: facts},           // record inputs and outputs
+		release.ChecksumStage{},                       // sidecars and SHA256SUMS, once every artifact exists
+		KeepEvidenceStage{},                           // the previous folder's evidence, when it is for these wheels
+		sign,                                          // signed provenance over the artifacts; not in SHA256SUMS
+		release.OutputStage{},                         // swap the staging folder into place, last
 	}
 }
 
@@ -114,13 +116,15 @@ func Build(ctx context.Context, o BuildOptions) (*release.Release, error) {
 	// The executor is set up before the run: its sandbox is recorded by
 	// stages after the compile stage, which runs on it.
 	exe := executor.New(ctx, o.Sandbox)
+	// The closures are shared by the stages that resolve and read them.
+	closures := bundle.Closures{}
 	var sign Stage = attest.Stage{Signer: o.Signer, Started: time.Now(), Getenv: o.Getenv, Sandbox: exe.Sandbox()}
 	if o.Part {
-		sign = part.Stage{Signer: o.Signer, Getenv: o.Getenv, Sandbox: exe.Sandbox()}
+		sign = part.Stage{Signer: o.Signer, Getenv: o.Getenv, Sandbox: exe.Sandbox(), Closures: closures}
 	}
 	var compiled build.Report
 	compile := build.CompileStage{Executor: exe, Remote: o.Remote, RemoteUpload: o.RemoteUpload, Report: &compiled}
-	if err := Run(ctx, r, BuildStages(o.Relock, compile, sign)); err != nil {
+	if err := Run(ctx, r, BuildStages(o.Relock, compile, sign, closures)); err != nil {
 		return nil, err
 	}
 	if o.Compiled != nil {

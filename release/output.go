@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/executor"
@@ -22,9 +21,19 @@ import (
 // an artifact is a function of the inputs and of this version.
 const ToolVersion = "0.1.0-dev"
 
-// BuildManifest assembles the manifest of r, whose build steps ran in
-// sandbox sb (the compile stage's executor's).
-func BuildManifest(r *Release, sb executor.Sandbox) *dist.Manifest {
+// Facts are what manifest.json records beyond r: how the build steps were
+// isolated and each target's dependency closure.
+type Facts struct {
+	// Sandbox is the compile stage's executor's.
+	Sandbox executor.Sandbox
+	// Dependencies lists the wheels of a target's dependency closure, as
+	// manifest.json records them (the closure stage's); nil for none.
+	Dependencies func(target string) []dist.ManifestArtifact
+}
+
+// BuildManifest assembles the manifest of r, with f.
+func BuildManifest(r *Release, f Facts) *dist.Manifest {
+	sb := f.Sandbox
 	m := &dist.Manifest{
 		Schema:          dist.ManifestSchema,
 		Project:         dist.ManifestProject{Name: r.Config.Project.NormalizedName, Version: r.Config.Project.Version},
@@ -41,12 +50,12 @@ func BuildManifest(r *Release, sb executor.Sandbox) *dist.Manifest {
 		m.Config.ReleaseLock = r.Lock.SHA256
 	}
 	m.Config.Files = projectFiles(r.Config)
-	if f := r.Found; f != nil {
-		m.Sources = append(m.Sources, f.Sources...)
-		for _, o := range f.Overlays {
+	if found := r.Found; found != nil {
+		m.Sources = append(m.Sources, found.Sources...)
+		for _, o := range found.Overlays {
 			m.Overlays = append(m.Overlays, dist.ManifestOverlay{Name: o.Name, Source: o.Source, Kind: o.Kind, Path: o.Path, Digest: o.Digest, Result: o.Result})
 		}
-		for _, t := range f.Toolchains {
+		for _, t := range found.Toolchains {
 			m.Toolchains = append(m.Toolchains, dist.ManifestToolchain{Name: t.Name, Target: t.Target, Version: t.Version})
 		}
 	}
@@ -60,16 +69,8 @@ func BuildManifest(r *Release, sb executor.Sandbox) *dist.Manifest {
 			mt.PlatformTag = a.PlatformTag
 		}
 		mt.Dependencies = []dist.ManifestArtifact{}
-		if cl := r.Closures[t.Name]; cl != nil {
-			for _, p := range cl.Packages {
-				for _, f := range p.Files {
-					d := dist.ManifestArtifact{Path: f.Name, Name: p.Name + "==" + p.Version, Size: f.Size, SHA256: f.SHA256}
-					if strings.HasPrefix(f.URL, "https://") || strings.HasPrefix(f.URL, "http://") {
-						d.URL = f.URL
-					}
-					mt.Dependencies = append(mt.Dependencies, d)
-				}
-			}
+		if f.Dependencies != nil {
+			mt.Dependencies = append(mt.Dependencies, f.Dependencies(t.Name)...)
 		}
 		for _, a := range r.Artifacts.Filter(dist.And(dist.ByTarget(t.Name), dist.ByKind(dist.KindBundle))) {
 			mt.Bundle = &dist.ManifestArtifact{Path: a.Path, Size: a.Size, SHA256: a.SHA256}
@@ -85,10 +86,9 @@ func BuildManifest(r *Release, sb executor.Sandbox) *dist.Manifest {
 // keeps the target's entry of targets (without its bundle, which cannot
 // hold its own digest), the toolchains of every target and of this one,
 // and the sources the target's build reads ([config.Config.SourcesOf])
-// with their overlays. Bundle is left for the caller to fill. sb is as
-// for [BuildManifest].
-func TargetManifest(r *Release, target string, sb executor.Sandbox) *dist.Manifest {
-	m := BuildManifest(r, sb)
+// with their overlays. Bundle is left for the caller to fill.
+func TargetManifest(r *Release, target string, f Facts) *dist.Manifest {
+	m := BuildManifest(r, f)
 	reads := r.Config.SourcesOf(target)
 	m.Sources = slices.DeleteFunc(m.Sources, func(s dist.ManifestSource) bool { return !reads[s.Name] })
 	m.Overlays = slices.DeleteFunc(m.Overlays, func(o dist.ManifestOverlay) bool { return !reads[o.Source] })
@@ -120,9 +120,8 @@ func projectFiles(c *config.Config) map[string]string {
 
 // ManifestStage writes manifest.json into the staging folder.
 type ManifestStage struct {
-	// Sandbox is how the build steps were isolated: the compile stage's
-	// executor's (see [BuildManifest]).
-	Sandbox executor.Sandbox
+	// Facts are what it records beyond r (see [BuildManifest]).
+	Facts Facts
 }
 
 // String names the stage.
@@ -133,7 +132,7 @@ func (ManifestStage) String() string { return "manifest" }
 // Later stages read r.Manifest.
 func (s ManifestStage) Run(_ context.Context, r *Release) error {
 	if r.Manifest == nil {
-		r.Manifest = BuildManifest(r, s.Sandbox)
+		r.Manifest = BuildManifest(r, s.Facts)
 	}
 	data, err := json.MarshalIndent(r.Manifest, "", "  ")
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/mkrelease/mkrelease/build/config"
-	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/internal/dist"
 )
@@ -131,9 +130,9 @@ func TestTargetManifest(t *testing.T) {
 				}
 				return data
 			}
-			m := TargetManifest(both, tc.target, executor.Sandbox{})
+			m := TargetManifest(both, tc.target, Facts{})
 			got := encode(m)
-			if again := encode(TargetManifest(alone, tc.target, executor.Sandbox{})); string(got) != string(again) {
+			if again := encode(TargetManifest(alone, tc.target, Facts{})); string(got) != string(again) {
 				t.Errorf("the manifest of %s differs with and without %s:\n%s\n%s", tc.target, tc.other, got, again)
 			}
 			if strings.Contains(string(got), tc.other) {
@@ -159,7 +158,7 @@ func TestTargetManifest(t *testing.T) {
 			}
 			// Its target entry is the release manifest's, less the bundle.
 			var want dist.ManifestTarget
-			for _, mt := range BuildManifest(both, executor.Sandbox{}).Targets {
+			for _, mt := range BuildManifest(both, Facts{}).Targets {
 				if mt.Name == tc.target {
 					want = mt
 				}
@@ -171,7 +170,7 @@ func TestTargetManifest(t *testing.T) {
 		})
 	}
 	// The release's own manifest still lists everything.
-	full := BuildManifest(twoTargetRelease("linux-x86_64", "linux-aarch64"), executor.Sandbox{})
+	full := BuildManifest(twoTargetRelease("linux-x86_64", "linux-aarch64"), Facts{})
 	if len(full.Targets) != 2 || len(full.Sources) != 2 || len(full.Overlays) != 2 || len(full.Toolchains) != 3 || full.Targets[0].Bundle == nil {
 		t.Errorf("release manifest narrowed: %+v", full)
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
-	"github.com/mkrelease/mkrelease/bundle/deps"
 	"github.com/mkrelease/mkrelease/internal/dist"
 )
 
@@ -49,7 +48,4 @@ type Release struct {
 	// Found is what the sources stage found, in the shape of release.lock;
 	// it equals Lock once verified (minus per-file lists).
 	Found *lock.Lock
-	// Closures maps each target to its dependency closure (set by the
-	// closure stage).
-	Closures map[string]*deps.Closure
 }
