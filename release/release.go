@@ -45,7 +45,11 @@ type Release struct {
 	// input and output of the release. The provenance is made from it.
 	Manifest *dist.Manifest
 
-	// Found is what the sources stage found, in the shape of release.lock;
-	// it equals Lock once verified (minus per-file lists).
+	// Found is what the sources stage found, in the shape of release.lock:
+	// manifest.json, the SBOM and the action keys record it. It is not
+	// Lock, which is verified against it but may differ where the sources
+	// stage compares nothing: a source's commit time, an archive's size
+	// (an older lock has none), the order of the sources, and toolchains
+	// release.toml no longer declares.
 	Found *lock.Lock
 }
