@@ -74,10 +74,9 @@ type CompileStage struct {
 	RemoteUpload bool
 	// Workspaces are the prepared sources (the sources stage fills them).
 	Workspaces Workspaces
-	// Report, when set, receives what the stage did: the sandbox as soon
-	// as the executor is set up, then each action as it ends. The pipeline
-	// hands the sandbox on to the stages that record it (manifest.json,
-	// the provenance, part.json) and the report to its caller.
+	// Report, when set, receives what the stage did: the executor's
+	// sandbox when the stage starts, then each action as it ends. The
+	// pipeline hands it to its caller (the CLI's summary and --json).
 	Report *Report
 }
 

@@ -65,9 +65,10 @@ func (o BuildOptions) logger() *slog.Logger {
 
 // BuildStages are the stages of `mkrelease build`, in order. The stages
 // that record how the build steps were isolated are given the compile
-// stage's executor's sandbox; the sources stage shares the prepared
+// stage's executor's sandbox. The sources stage shares the prepared
 // sources, and the closure stage the closures, with the stages that read
-// them (sign, a part's, reads closures too).
+// them; a part's sign stage reads closures too, and must be given the
+// same.
 func BuildStages(relock string, compile build.CompileStage, sign Stage, closures bundle.Closures) []Stage {
 	sb := compile.Executor.Sandbox()
 	ws := build.Workspaces{}
@@ -113,12 +114,13 @@ func Build(ctx context.Context, o BuildOptions) (*release.Release, error) {
 		Out: o.Out, Stage: stageDir.Path, CacheDir: o.CacheDir, Scratch: scratch, NoCache: o.NoCache, Logger: o.Logger,
 	}
 	defer removeStaged(r)
+	started := time.Now()
 	// The executor is set up before the run: its sandbox is recorded by
 	// stages after the compile stage, which runs on it.
 	exe := executor.New(ctx, o.Sandbox)
 	// The closures are shared by the stages that resolve and read them.
 	closures := bundle.Closures{}
-	var sign Stage = attest.Stage{Signer: o.Signer, Started: time.Now(), Getenv: o.Getenv, Sandbox: exe.Sandbox()}
+	var sign Stage = attest.Stage{Signer: o.Signer, Started: started, Getenv: o.Getenv, Sandbox: exe.Sandbox()}
 	if o.Part {
 		sign = part.Stage{Signer: o.Signer, Getenv: o.Getenv, Sandbox: exe.Sandbox(), Closures: closures}
 	}
