@@ -121,10 +121,7 @@ func FromChannel(ctx context.Context, dest string, o ChannelOptions) (*Report, e
 			return nil, fmt.Errorf("report: %w", err)
 		}
 	}
-	root := dest
-	if strings.HasPrefix(root, "file://") {
-		root = strings.TrimPrefix(root, "file://")
-	}
+	root := strings.TrimPrefix(dest, "file://")
 	for _, ver := range st.Versions {
 		dir := filepath.Join(root, channel.ReleasesDir, ver.Version)
 		out := Version{Version: ver.Version, Assets: []Asset{}}
