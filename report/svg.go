@@ -26,6 +26,7 @@ const (
 	cvH        = 180
 	cvLeft     = 56
 	cvBot      = 40
+	cvLabel    = 150 // right margin of the CV plot, for the bound's label
 )
 
 // num formats a coordinate.
@@ -197,7 +198,7 @@ func newTracePlot(w Workload) tracePlot {
 		}
 		if !k.Chosen || k.Outcome != "ok" {
 			seg.Class += " failed"
-			seg.Label += " " + k.Outcome
+			seg.Label += " ✗"
 		}
 		seg.Title = fmt.Sprintf("slot %d %s, attempt %d: %s", k.Slot, k.Role, k.Attempt, k.Outcome)
 		start := x0 + float64(i)*step
@@ -271,10 +272,11 @@ func newCVPlot(w Workload, bound float64) cvPlot {
 	if top <= 0 {
 		top = 0.1
 	}
-	x0, x1 := float64(cvLeft), float64(plotWidth-plotRight)
+	// The bars leave the right margin to the bound's label.
+	x0, x1 := float64(cvLeft), float64(plotWidth-plotRight-cvLabel)
 	y0, y1 := float64(cvH-cvBot), 12.0
 	yAt := func(v float64) float64 { return y0 - v/top*(y0-y1) }
-	p := cvPlot{Workload: w.Name, Width: num(plotWidth), Height: num(cvH), X0: num(x0), X1: num(x1), Y0: num(y0),
+	p := cvPlot{Workload: w.Name, Width: num(plotWidth), Height: num(cvH), X0: num(x0), X1: num(plotWidth - plotRight), Y0: num(y0),
 		BoundY: num(yAt(bound)), BoundLabel: fmt.Sprintf("bound %.1f%%", 100*bound)}
 	slot := (x1 - x0) / float64(max(len(chosen), 1))
 	for i, k := range chosen {
