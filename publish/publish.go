@@ -45,6 +45,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/channel"
+	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/policies"
 	"github.com/mkrelease/mkrelease/provenance"
@@ -97,6 +98,10 @@ type Result struct {
 	Channel *channel.Result `json:"channel,omitempty"`
 	// Skipped are configured targets not being released.
 	Skipped []string `json:"skipped_targets"`
+	// Evidence are the checks of each evidence archive of the folder, by
+	// file name: the recomputed summaries and the raw records behind the
+	// input's figures (for mkrelease report; not encoded).
+	Evidence map[string]*runner.Report `json:"-"`
 }
 
 // UsageError is a publish that cannot be attempted as asked (exit 2).

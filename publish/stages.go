@@ -147,7 +147,7 @@ func (g *gate) decide(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	g.res = &Result{Input: g.in, Decision: d, Assets: g.sel.names(), Skipped: g.skipped}
+	g.res = &Result{Input: g.in, Decision: d, Assets: g.sel.names(), Skipped: g.skipped, Evidence: g.audited.Evidence}
 	if !d.Allow {
 		return d.Err()
 	}

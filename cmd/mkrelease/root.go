@@ -39,6 +39,7 @@ is printed); 2 bad invocation, configuration or input.`,
 		NewCmdRelease(f, g, nil),
 		NewCmdInstall(f, nil),
 		NewCmdReproduce(f, g, nil),
+		NewCmdReport(f, g, nil),
 		NewCmdKeygen(f, nil),
 	)
 	// Unknown verbs and stray arguments are usage errors.

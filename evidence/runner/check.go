@@ -83,6 +83,11 @@ type Report struct {
 	// Manifest and Summary (recomputed from the records) when readable.
 	Manifest *Manifest `json:"-"`
 	Summary  *Summary  `json:"-"`
+	// Cases and Measurements are the raw records the summary was
+	// recomputed from, as read from the archive (every worker attempt,
+	// its step times included), when readable.
+	Cases        []evidence.Case        `json:"-"`
+	Measurements []evidence.Measurement `json:"-"`
 }
 
 // MarshalJSON writes the report as mkrelease evidence import --json always
@@ -241,6 +246,8 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 			rep.Addf(CheckRecords, dist.ManifestFile, "lane %s has unknown kind %q", l.Name, l.Kind)
 		}
 	}
+
+	rep.Cases, rep.Measurements = cases, ms
 
 	rep.Run(CheckStore)
 	var run store.Run
