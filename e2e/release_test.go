@@ -220,7 +220,7 @@ func tamperChannel(t *testing.T, a run, ch, pub string) {
 		}},
 		{"the release notes changed", "releases/0.3.0/" + dist.NotesFile, func(t *testing.T, rel string) {
 			b := mustRead(t, filepath.Join(rel, dist.NotesFile))
-			os.WriteFile(filepath.Join(rel, dist.NotesFile), bytes.Replace(b, []byte(" PASS |"), []byte(" PASS (edited) |"), 1), 0o644)
+			os.WriteFile(filepath.Join(rel, dist.NotesFile), append(b, "\nEvery case passed, trust us.\n"...), 0o644)
 		}},
 		{"the summary missing", "releases/0.3.0/", func(t *testing.T, rel string) {
 			os.Remove(filepath.Join(rel, vsa))
