@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,8 +26,8 @@ func IsChannel(dir string) bool {
 // channel: state, every file's digest, sidecars and SHA256SUMS, core
 // metadata files, index pages), then for every version: its signed
 // verification summary (a trusted key, PASSED, subjects exactly the
-// version's wheels, bundles and SBOM, every input attestation published
-// with its digest), its signed provenance (a trusted key, and every
+// version's wheels, bundles, SBOM and release notes, every input
+// attestation published with its digest), its signed provenance (a trusted key, and every
 // published wheel, bundle and SBOM one of its subjects with the same
 // digest: a release may publish some of its targets only), and each
 // wheel's own checks.
@@ -61,7 +62,7 @@ func Channel(ctx context.Context, dest string, o Options) ([]Item, error) {
 		if v == nil {
 			it.check("signatures "+ver, Finding{File: rel, Msg: "no trusted key to check the signatures with: pass --key PUB.pem (or list it in [signing] trusted_keys)"})
 		} else {
-			it.check("vsa "+ver, vsaFindings(v, dir, rel, files)...)
+			it.check("vsa "+ver, vsaFindings(v, dir, rel, summarised(dir, files))...)
 			it.check("provenance "+ver, channelProvenanceFindings(v, dir, rel, files)...)
 		}
 		names := make([]string, 0, len(files))
@@ -78,7 +79,21 @@ func Channel(ctx context.Context, dest string, o Options) ([]Item, error) {
 	return append([]Item{it.Item}, sub...), nil
 }
 
-// vsaFindings checks the version folder's verification summary.
+// summarised returns the files a version's verification summary must
+// name: the subjects (files) and, when published, the release notes
+// (publish writes their Validation section from the evidence and signs
+// them into the summary). A notes file that cannot be hashed is left out:
+// the summary's subject is then reported as not published.
+func summarised(dir string, files map[string]string) map[string]string {
+	out := maps.Clone(files)
+	if sha, _, err := checksum.File(filepath.Join(dir, dist.NotesFile)); err == nil {
+		out[dist.NotesFile] = sha
+	}
+	return out
+}
+
+// vsaFindings checks the version folder's verification summary against
+// the files it must name (see [summarised]).
 func vsaFindings(v *provenance.Verifier, dir, rel string, files map[string]string) []Finding {
 	vsas, _ := filepath.Glob(filepath.Join(dir, anyRelease.VSA()))
 	if len(vsas) != 1 {
@@ -165,7 +180,7 @@ func sortFindings(fs []Finding) []Finding {
 
 // VSA audits a signed verification summary against the files of its
 // folder (a channel's version folder): signed by a trusted key, PASSED,
-// subjects exactly the folder's wheels, bundles and SBOM, every input
+// subjects exactly the folder's wheels, bundles, SBOM and release notes, every input
 // attestation present with its digest.
 func VSA(path string, o Options) Item {
 	it := newItem(path, "vsa")
@@ -184,6 +199,6 @@ func VSA(path string, o Options) Item {
 		it.check("vsa", Finding{File: filepath.Base(path), Msg: err.Error()})
 		return it.Item
 	}
-	it.check("vsa", vsaFindings(v, dir, "", files)...)
+	it.check("vsa", vsaFindings(v, dir, "", summarised(dir, files))...)
 	return it.Item
 }

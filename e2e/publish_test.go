@@ -501,6 +501,25 @@ func TestPublishGate(t *testing.T) {
 
 		published(t, r, channel, "2.0", 1)
 		verifyChannel(t, r, channel)
+		// The channel's notes: the folder's (the changelog's section),
+		// then the figures of the evidence the verifier's parameters
+		// imply, and the digest of the wheel it ran on.
+		const wheel = "demo_app-2.0-py3-none-any.whl"
+		notes := string(mustRead(t, filepath.Join(channel, "releases", "2.0", dist.NotesFile)))
+		built := string(mustRead(t, filepath.Join(r.dir, "dist", dist.NotesFile)))
+		for _, want := range []string{
+			"\n### Validation\n",
+			"\n| cases | cases | | 3/3 PASS |\n",
+			"\n| speed | overall | 5 | r = 2.0000 (95 % interval 2.0000–2.0000) |\n",
+			"\n| speed | phase p1 | 3 | r = 2.0000 (95 % interval 2.0000–2.0000) |\n",
+			"\n| speed | phase p2 | 2 | r = 2.0000 (95 % interval 2.0000–2.0000) |\n",
+			"\nWorst robust CV: 0.00% (speed/a1).\n",
+			"\n- `" + fileSHA(t, filepath.Join(r.dir, "dist", wheel)) + "  " + wheel + "`\n",
+		} {
+			if !strings.HasPrefix(notes, built) || !strings.Contains(notes, want) {
+				t.Errorf("the channel's %s does not begin with the folder's and hold %q:\n%s", dist.NotesFile, want, notes)
+			}
+		}
 		if d := sameSnapshot(distBefore, snapshot(t, filepath.Join(r.dir, "dist"))); d != "" {
 			t.Errorf("publish changed the release folder:\n%s", d)
 		}

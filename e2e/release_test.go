@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/provenance"
 )
 
@@ -100,7 +101,7 @@ func checkRelease(t *testing.T, a run, out string) {
 	requireNetns(t)
 	rel := filepath.Join(ch, "releases", "0.3.0")
 	for _, s := range []string{wheelName("vexl_plugin", "linux-x86_64"), wheelName("vexl_compiler", "linux-x86_64"),
-		"vexl-0.3.0-linux-x86_64.tar.gz", "vexl-0.3.0.spdx.json"} {
+		"vexl-0.3.0-linux-x86_64.tar.gz", "vexl-0.3.0.spdx.json", dist.NotesFile} {
 		cmd := exec.Command("unshare", "-n", cosign, "verify-blob-attestation", "--key", pub,
 			"--signature", filepath.Join(rel, "vexl-0.3.0.vsa.intoto.jsonl"), "--type", "https://slsa.dev/verification_summary/v1",
 			"--insecure-ignore-tlog=true", filepath.Join(rel, s))
@@ -216,6 +217,10 @@ func tamperChannel(t *testing.T, a run, ch, pub string) {
 			b := mustRead(t, filepath.Join(rel, whl))
 			b[len(b)/2] ^= 0x01
 			os.WriteFile(filepath.Join(rel, whl), b, 0o644)
+		}},
+		{"the release notes changed", "releases/0.3.0/" + dist.NotesFile, func(t *testing.T, rel string) {
+			b := mustRead(t, filepath.Join(rel, dist.NotesFile))
+			os.WriteFile(filepath.Join(rel, dist.NotesFile), append(b, "\nEvery case passed, trust us.\n"...), 0o644)
 		}},
 		{"the summary missing", "releases/0.3.0/", func(t *testing.T, rel string) {
 			os.Remove(filepath.Join(rel, vsa))

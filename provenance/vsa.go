@@ -21,7 +21,8 @@ const (
 // artifacts, against which policy and which attestations, with what
 // result.
 type VSA struct {
-	// Subjects are the artifacts verified (wheels, bundles, SBOM).
+	// Subjects are the artifacts verified (wheels, bundles, SBOM, and the
+	// release notes publish writes).
 	Subjects []Subject
 	// VerifierID identifies the verifier (verifier.id); VerifierVersion
 	// maps component to version.

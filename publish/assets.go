@@ -48,6 +48,48 @@ func (s *selection) has(name string) bool {
 	return slices.ContainsFunc(s.paths, func(p string) bool { return filepath.Base(p) == name })
 }
 
+// put makes the file at path the asset a names, in place of the folder's
+// file of that name if any.
+func (s *selection) put(path string, a channel.Asset) {
+	s.paths = slices.DeleteFunc(s.paths, func(p string) bool {
+		if filepath.Base(p) == a.Name {
+			delete(s.known, p)
+			return true
+		}
+		return false
+	})
+	s.paths = append(s.paths, path)
+	s.known[path] = a
+	sort.Slice(s.paths, func(i, j int) bool { return filepath.Base(s.paths[i]) < filepath.Base(s.paths[j]) })
+}
+
+// relistSums makes the published SHA256SUMS list name with sha (a file
+// publish wrote in place of the folder's), writing the new list into
+// staging. A selection without SHA256SUMS is left so (the audit reports
+// the folder's missing list).
+func (s *selection) relistSums(staging, name, sha string) error {
+	i := slices.IndexFunc(s.paths, func(p string) bool { return filepath.Base(p) == dist.ChecksumsFile })
+	if i < 0 {
+		return nil
+	}
+	list, err := checksum.ReadSums(s.paths[i])
+	if err != nil {
+		return nil // the audit reports a list that does not parse
+	}
+	list = slices.DeleteFunc(list, func(x checksum.Sum) bool { return x.Name == name })
+	list = append(list, checksum.Sum{Name: name, SHA256: sha})
+	data, err := list.Marshal()
+	if err != nil {
+		return fmt.Errorf("publish: %s: %w", s.paths[i], err)
+	}
+	path := filepath.Join(staging, dist.ChecksumsFile)
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("publish: writing %s: %w", path, err)
+	}
+	s.put(path, channel.Asset{Name: dist.ChecksumsFile, SHA256: checksum.Bytes(data), Size: int64(len(data))})
+	return nil
+}
+
 // targetOfWheel returns the released target whose bundle holds the wheel.
 func (s *selection) targetOfWheel(name string) string {
 	var ts []string

@@ -20,14 +20,20 @@
 //     declares (each must be in the evidence); how the build steps ran (in
 //     a sandbox or not) is read from the provenance once its signature
 //     verifies;
-//  5. plan the publish in the channel (same version published, with the
+//  5. write the release notes (package notes): the folder's
+//     RELEASE_NOTES.md (the changelog's section), then a Validation
+//     section from the evidence the audit recomputed; they are published
+//     in place of the folder's, with their own sidecar and SHA256SUMS line;
+//  6. plan the publish in the channel (same version published, with the
 //     same bytes, lower than the newest);
-//  6. evaluate the policies: every denial is reported and nothing is
+//  7. evaluate the policies: every denial is reported and nothing is
 //     written; a dry run stops here;
-//  7. when the channel already holds this version with the same bytes, the
+//  8. when the channel already holds this version with the same bytes (the
+//     notes are a pure function of the folder and its evidence), the
 //     publish is a no-op and nothing is signed;
-//  8. sign the VSA (NAME-VERSION.vsa.intoto.jsonl and its sidecar), then
-//     channel.Publish everything in one rename.
+//  9. sign the VSA (NAME-VERSION.vsa.intoto.jsonl and its sidecar; its
+//     subjects the published wheels, bundles, SBOM and release notes),
+//     then channel.Publish everything in one rename.
 package publish
 
 import (

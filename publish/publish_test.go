@@ -315,10 +315,23 @@ type fakeDestination struct {
 	exists    bool
 	planned   []channel.Release
 	published int
+	// hashed are the digests of the planned assets, by path, taken while
+	// planning: files publish staged are gone once Run returns.
+	hashed map[string]channel.Asset
+	err    error
 }
 
 func (f *fakeDestination) Plan(ctx context.Context, r channel.Release) (*channel.Plan, error) {
 	f.planned = append(f.planned, r)
+	f.hashed = map[string]channel.Asset{}
+	for _, p := range r.Assets {
+		sha, size, err := checksum.File(p)
+		if err != nil {
+			f.err = err
+			continue
+		}
+		f.hashed[p] = channel.Asset{Name: filepath.Base(p), SHA256: sha, Size: size}
+	}
 	ch, err := channel.Open(f.empty)
 	if err != nil {
 		return nil, err
@@ -354,13 +367,13 @@ func TestRunThroughADestination(t *testing.T) {
 	if len(r.Assets) == 0 {
 		t.Fatal("no assets planned")
 	}
+	if dest.err != nil {
+		t.Fatal(dest.err)
+	}
 	for _, p := range r.Assets {
-		sha, size, err := checksum.File(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if k, ok := r.Known[p]; !ok || k.SHA256 != sha || k.Size != size {
-			t.Errorf("%s: known %+v, the file has %s (%d bytes)", p, k, sha, size)
+		h := dest.hashed[p]
+		if k, ok := r.Known[p]; !ok || k.SHA256 != h.SHA256 || k.Size != h.Size {
+			t.Errorf("%s: known %+v, the file has %s (%d bytes)", p, k, h.SHA256, h.Size)
 		}
 	}
 	if !res.Input.Channel.Exists {

@@ -54,6 +54,7 @@ func stages() []stage {
 		{"load", (*gate).load},      // the release folder, every file hashed once
 		{"audit", (*gate).audit},    // every check, each bundle extracted once, each evidence archive checked once
 		{"select", (*gate).choose},  // the assets of the released targets
+		{"notes", (*gate).notes},    // RELEASE_NOTES.md from the audit's recomputed evidence, in place of the folder's
 		{"plan", (*gate).planIt},    // the destination's facts, from the loaded digests
 		{"input", (*gate).input},    // the policy input, from the audit's facts
 		{"decide", (*gate).decide},  // the policies; a refusal, a dry run or a no-op ends here
@@ -85,6 +86,10 @@ func (g *gate) choose(context.Context) error {
 	var err error
 	g.sel, err = selectAssets(g.loaded, g.audited, g.names, g.targets, g.skipped, g.staging)
 	return err
+}
+
+func (g *gate) notes(context.Context) error {
+	return writeNotes(g.loaded, g.audited, g.sel, g.o.Config.Project.NormalizedName, g.o.Config.Project.Version, g.targets, g.staging)
 }
 
 func (g *gate) planIt(ctx context.Context) error {

@@ -27,7 +27,9 @@ func PolicyDigest(ps []policies.PolicyDigest) string {
 }
 
 // vsa is the verification summary of an allowed release: its subjects are
-// the published wheels, bundles and SBOM; its input attestations the
+// the published wheels, bundles and SBOM, and the release notes (whose
+// Validation section publish wrote from the evidence); its input
+// attestations the
 // provenance and the evidence statements the decision read.
 func vsa(rel *dist.Release, in policies.Input, d *policies.Decision, pf audit.ProvenanceFacts, now time.Time) (provenance.VSA, error) {
 	v := provenance.VSA{
@@ -51,9 +53,10 @@ func vsa(rel *dist.Release, in policies.Input, d *policies.Decision, pf audit.Pr
 		v.PolicyModules[p.Name] = p.SHA256
 	}
 	for _, a := range in.Artifacts {
-		// What dist calls subjects (wheels, bundles, the SBOM): the files
-		// audit compares a published summary with.
-		if k, ok := dist.ParseKind(a.Kind); ok && k.Subject() {
+		// What dist calls subjects (wheels, bundles, the SBOM), and the
+		// release notes publish wrote from the evidence: the files audit
+		// compares a published summary with.
+		if k, ok := dist.ParseKind(a.Kind); ok && (k.Subject() || k == dist.KindNotes) {
 			v.Subjects = append(v.Subjects, provenance.Subject{Name: a.Name, SHA256: a.SHA256})
 		}
 	}
