@@ -19,7 +19,6 @@ package notes
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -27,6 +26,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/evidence/stats"
+	"github.com/mkrelease/mkrelease/evidence/store"
 	"github.com/mkrelease/mkrelease/wheel"
 )
 
@@ -51,20 +51,6 @@ type Target struct {
 	// Report is the audit's check of that archive (nil when the release
 	// folder holds none): its Manifest and recomputed Summary.
 	Report *runner.Report
-}
-
-// identity is the part of a run identity the notes quote (see
-// evidence/store.Run).
-type identity struct {
-	Target      string        `json:"target"`
-	Interpreter string        `json:"interpreter"`
-	Wheels      []wheelDigest `json:"wheels"`
-}
-
-// wheelDigest is a wheel the run installed.
-type wheelDigest struct {
-	Name   string `json:"name"`
-	SHA256 string `json:"sha256"`
 }
 
 // Markdown returns the release notes of r.
@@ -107,9 +93,11 @@ func writeTarget(b *bytes.Buffer, h string, t Target) {
 		fmt.Fprintf(b, "No recomputed evidence (%s).\n", t.Evidence)
 		return
 	}
-	var id identity
-	if err := json.Unmarshal(rep.Manifest.Identity, &id); err != nil {
-		id = identity{}
+	// The check compared this identity with the store's and the signed
+	// statements'; one that does not decode quotes nothing.
+	id, err := store.ParseIdentity(rep.Manifest.RunID, rep.Manifest.Identity)
+	if err != nil {
+		id = store.Run{}
 	}
 	fmt.Fprintf(b, "- Evidence: `%s`, run `%s`\n", t.Evidence, rep.Manifest.RunID)
 	fmt.Fprintf(b, "- Interpreter: %s\n", orNone(id.Interpreter))
@@ -141,19 +129,17 @@ func writeTarget(b *bytes.Buffer, h string, t Target) {
 		fmt.Fprintf(b, "\nWorst robust CV: %s (%s/%s).\n", Percent(worst.MaxRobustCV), worst.Lane, worst.Workload)
 	}
 	b.WriteString("\nWheels tested (sha256):\n\n")
-	ws := slices.Clone(id.Wheels)
-	slices.SortFunc(ws, func(a, b wheelDigest) int { return strings.Compare(a.Name, b.Name) })
-	if len(ws) == 0 {
+	if len(id.Wheels) == 0 {
 		b.WriteString("- none recorded\n")
 	}
-	for _, w := range ws {
+	for _, w := range id.Wheels { // by name: ParseIdentity normalises
 		fmt.Fprintf(b, "- `%s  %s`\n", w.SHA256, w.Name)
 	}
 }
 
 // platform is the target and the platform tags of the wheels its run
 // installed (those not "any"), as the run identity records them.
-func platform(target string, id identity) string {
+func platform(target string, id store.Run) string {
 	if id.Target != "" {
 		target = id.Target
 	}

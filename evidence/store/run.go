@@ -145,8 +145,11 @@ func (r Run) CanonicalIdentity() (json.RawMessage, error) {
 	return json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
 }
 
-// runFromIdentity decodes a canonical identity into a normalised Run.
-func runFromIdentity(runID string, data []byte) (Run, error) {
+// ParseIdentity decodes a run identity (the canonical JSON
+// [Run.CanonicalIdentity] writes, as an evidence manifest records it) into
+// a normalised Run with ID runID: an unknown field or trailing data is an
+// error.
+func ParseIdentity(runID string, data []byte) (Run, error) {
 	var id identity
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

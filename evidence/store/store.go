@@ -317,7 +317,7 @@ func (s *Store) RunContext(ctx context.Context) (Run, error) {
 		if err := rows.Scan(&id, &target, &interp, &tree, &steps, &warmups, &identity, &digest); err != nil {
 			return Run{}, s.queryErr("reading the run", err)
 		}
-		r, err := runFromIdentity(id, []byte(identity))
+		r, err := ParseIdentity(id, []byte(identity))
 		if err != nil {
 			return Run{}, s.damaged(err, "run "+id+": identity does not decode")
 		}
