@@ -54,7 +54,7 @@ func Channel(ctx context.Context, dest string, o Options) ([]Item, error) {
 	for _, ver := range rep.Versions {
 		dir := filepath.Join(rep.Generation, channel.ReleasesDir, ver)
 		rel := channel.ReleasesDir + "/" + ver + "/"
-		files, err := subjectFiles(dir)
+		files, err := summarisedFiles(dir)
 		if err != nil {
 			it.check("version "+ver, Finding{File: rel, Msg: err.Error()})
 			continue
@@ -62,8 +62,8 @@ func Channel(ctx context.Context, dest string, o Options) ([]Item, error) {
 		if v == nil {
 			it.check("signatures "+ver, Finding{File: rel, Msg: "no trusted key to check the signatures with: pass --key PUB.pem (or list it in [signing] trusted_keys)"})
 		} else {
-			it.check("vsa "+ver, vsaFindings(v, dir, rel, summarised(dir, files))...)
-			it.check("provenance "+ver, channelProvenanceFindings(v, dir, rel, files)...)
+			it.check("vsa "+ver, vsaFindings(v, dir, rel, files)...)
+			it.check("provenance "+ver, channelProvenanceFindings(v, dir, rel, provenanceFiles(files))...)
 		}
 		names := make([]string, 0, len(files))
 		for n := range files {
@@ -79,21 +79,18 @@ func Channel(ctx context.Context, dest string, o Options) ([]Item, error) {
 	return append([]Item{it.Item}, sub...), nil
 }
 
-// summarised returns the files a version's verification summary must
-// name: the subjects (files) and, when published, the release notes
-// (publish writes their Validation section from the evidence and signs
-// them into the summary). A notes file that cannot be hashed is left out:
-// the summary's subject is then reported as not published.
-func summarised(dir string, files map[string]string) map[string]string {
+// provenanceFiles returns the files of a version folder (as
+// [summarisedFiles] found them) that its provenance must name: all but the
+// release notes, which publish writes and only the verification summary
+// signs.
+func provenanceFiles(files map[string]string) map[string]string {
 	out := maps.Clone(files)
-	if sha, _, err := checksum.File(filepath.Join(dir, dist.NotesFile)); err == nil {
-		out[dist.NotesFile] = sha
-	}
+	maps.DeleteFunc(out, func(n, _ string) bool { c, _ := dist.Guess(n); return c.Kind == dist.KindNotes })
 	return out
 }
 
 // vsaFindings checks the version folder's verification summary against
-// the files it must name (see [summarised]).
+// the files it must name (see [summarisedFiles]).
 func vsaFindings(v *provenance.Verifier, dir, rel string, files map[string]string) []Finding {
 	vsas, _ := filepath.Glob(filepath.Join(dir, anyRelease.VSA()))
 	if len(vsas) != 1 {
@@ -194,11 +191,11 @@ func VSA(path string, o Options) Item {
 		return it.Item
 	}
 	dir := filepath.Dir(path)
-	files, err := subjectFiles(dir)
+	files, err := summarisedFiles(dir)
 	if err != nil {
 		it.check("vsa", Finding{File: filepath.Base(path), Msg: err.Error()})
 		return it.Item
 	}
-	it.check("vsa", vsaFindings(v, dir, "", summarised(dir, files))...)
+	it.check("vsa", vsaFindings(v, dir, "", files)...)
 	return it.Item
 }

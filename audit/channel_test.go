@@ -63,11 +63,11 @@ func TestVSAFindingsNotes(t *testing.T) {
 				t.Fatal(err)
 			}
 			write(dist.NamesOf("vexl", "0.3.0").VSA(), string(env))
-			files, err := subjectFiles(dir)
+			files, err := summarisedFiles(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := vsaFindings(v, dir, "", summarised(dir, files))
+			got := vsaFindings(v, dir, "", files)
 			if len(got) != len(tc.want) {
 				t.Fatalf("findings %+v, want %q", got, tc.want)
 			}

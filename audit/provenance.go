@@ -25,10 +25,12 @@ type Options struct {
 	Lock *lock.Lock
 }
 
-// subjectFiles are the files of dir (a channel's version folder) a
-// provenance names (the kinds dist calls subjects: wheels, bundles and
-// the SBOM), with their sha256.
-func subjectFiles(dir string) (map[string]string, error) {
+// summarisedFiles are the files of dir (a channel's version folder) its
+// verification summary names ([dist.Kind.Summarised]: wheels, bundles, the
+// SBOM and the release notes), and any file that claims to be a wheel,
+// each with its sha256, hashed once. The provenance names all of them but
+// the notes ([provenanceFiles]).
+func summarisedFiles(dir string) (map[string]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -36,7 +38,7 @@ func subjectFiles(dir string) (map[string]string, error) {
 	files := map[string]string{}
 	for _, e := range entries {
 		n := e.Name()
-		if c, _ := dist.Guess(n); e.IsDir() || !(c.Kind.Subject() || dist.ClaimsWheel(n)) {
+		if c, _ := dist.Guess(n); e.IsDir() || !(c.Kind.Summarised() || dist.ClaimsWheel(n)) {
 			continue
 		}
 		sha, _, err := checksum.File(filepath.Join(dir, n))

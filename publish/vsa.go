@@ -53,10 +53,10 @@ func vsa(rel *dist.Release, in policies.Input, d *policies.Decision, pf audit.Pr
 		v.PolicyModules[p.Name] = p.SHA256
 	}
 	for _, a := range in.Artifacts {
-		// What dist calls subjects (wheels, bundles, the SBOM), and the
-		// release notes publish wrote from the evidence: the files audit
-		// compares a published summary with.
-		if k, ok := dist.ParseKind(a.Kind); ok && (k.Subject() || k == dist.KindNotes) {
+		// What dist says a verification summary names (wheels, bundles,
+		// the SBOM, the release notes publish wrote from the evidence):
+		// the files audit compares a published summary with.
+		if k, ok := dist.ParseKind(a.Kind); ok && k.Summarised() {
 			v.Subjects = append(v.Subjects, provenance.Subject{Name: a.Name, SHA256: a.SHA256})
 		}
 	}

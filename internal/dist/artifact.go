@@ -108,9 +108,15 @@ func (k Kind) String() string { name, _, _ := k.spec(); return name }
 func (k Kind) Reproducible() bool { _, r, _ := k.spec(); return r }
 
 // Subject reports whether the signed provenance names files of kind k as
-// its subjects (and so the verification summary too): what a user
-// installs or audits, not the records about them.
+// its subjects: what a user installs or audits, not the records about
+// them.
 func (k Kind) Subject() bool { _, _, s := k.spec(); return s }
+
+// Summarised reports whether a publish's verification summary names files
+// of kind k as its subjects: the provenance's subjects, and the release
+// notes, whose published copy publish writes itself (their Validation
+// section comes from the evidence it checked).
+func (k Kind) Summarised() bool { return k.Subject() || k == KindNotes }
 
 // ParseKind returns the kind a name (as [Kind.String] spells it) stands
 // for.
@@ -178,9 +184,10 @@ func And(fs ...Filter) Filter {
 	}
 }
 
-// Subjects selects what the signed provenance and the verification
-// summary vouch for ([Kind.Subject]): one filter for every signer and
-// checker.
+// Subjects selects what the signed provenance vouches for
+// ([Kind.Subject]): one filter for every signer and checker. The
+// verification summary vouches for these and the release notes
+// ([Kind.Summarised]).
 func Subjects() Filter { return func(a Artifact) bool { return a.Kind.Subject() } }
 
 // TopLevel selects the files at the top of the release folder (not the

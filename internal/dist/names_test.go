@@ -116,6 +116,16 @@ func TestKinds(t *testing.T) {
 			t.Errorf("%v is not a provenance subject", k)
 		}
 	}
+	// The verification summary names every provenance subject, and the
+	// release notes, which the provenance does not.
+	for k := KindOther; k <= lastKind; k++ {
+		if want := k.Subject() || k == KindNotes; k.Summarised() != want {
+			t.Errorf("%v: Summarised() = %v, want %v", k, k.Summarised(), want)
+		}
+	}
+	if KindNotes.Subject() {
+		t.Error("the release notes are a provenance subject: the published notes are not the ones built")
+	}
 	for _, k := range []Kind{KindProvenance, KindEvidence, KindVSA, KindChecksums, KindSidecar} {
 		if k.Reproducible() {
 			t.Errorf("%v counted reproducible", k)
