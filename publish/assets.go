@@ -48,46 +48,12 @@ func (s *selection) has(name string) bool {
 	return slices.ContainsFunc(s.paths, func(p string) bool { return filepath.Base(p) == name })
 }
 
-// put makes the file at path the asset a names, in place of the folder's
-// file of that name if any.
-func (s *selection) put(path string, a channel.Asset) {
-	s.paths = slices.DeleteFunc(s.paths, func(p string) bool {
-		if filepath.Base(p) == a.Name {
-			delete(s.known, p)
-			return true
-		}
-		return false
-	})
-	s.paths = append(s.paths, path)
-	s.known[path] = a
-	sort.Slice(s.paths, func(i, j int) bool { return filepath.Base(s.paths[i]) < filepath.Base(s.paths[j]) })
-}
-
-// relistSums makes the published SHA256SUMS list name with sha (a file
-// publish wrote in place of the folder's), writing the new list into
-// staging. A selection without SHA256SUMS is left so (the audit reports
-// the folder's missing list).
-func (s *selection) relistSums(staging, name, sha string) error {
-	i := slices.IndexFunc(s.paths, func(p string) bool { return filepath.Base(p) == dist.ChecksumsFile })
-	if i < 0 {
-		return nil
-	}
-	list, err := checksum.ReadSums(s.paths[i])
-	if err != nil {
-		return nil // the audit reports a list that does not parse
-	}
-	list = slices.DeleteFunc(list, func(x checksum.Sum) bool { return x.Name == name })
-	list = append(list, checksum.Sum{Name: name, SHA256: sha})
-	data, err := list.Marshal()
-	if err != nil {
-		return fmt.Errorf("publish: %s: %w", s.paths[i], err)
-	}
-	path := filepath.Join(staging, dist.ChecksumsFile)
-	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
-		return fmt.Errorf("publish: writing %s: %w", path, err)
-	}
-	s.put(path, channel.Asset{Name: dist.ChecksumsFile, SHA256: checksum.Bytes(data), Size: int64(len(data))})
-	return nil
+// staged is a file publish wrote into the staging folder, to publish in
+// place of the release folder's file of that name (or beside the folder's
+// files when it has none).
+type staged struct {
+	path  string
+	asset channel.Asset
 }
 
 // targetOfWheel returns the released target whose bundle holds the wheel.
@@ -104,8 +70,11 @@ func (s *selection) targetOfWheel(name string) string {
 
 // selectAssets chooses the files of the loaded release folder rel to
 // publish (see the package doc), from the facts of its audit: the wheels
-// of each bundle, read when the audit extracted it.
-func selectAssets(rel *dist.Release, folder *audit.Folder, names dist.Names, targets, skipped []string, staging string) (*selection, error) {
+// of each bundle, read when the audit extracted it. The files of replace
+// are published in place of the folder's files of their names, and the
+// published SHA256SUMS (written once, into staging, when it is not the
+// folder's) lists their digests.
+func selectAssets(rel *dist.Release, folder *audit.Folder, names dist.Names, targets, skipped []string, staging string, replace []staged) (*selection, error) {
 	sel := &selection{release: names, wheelsOf: map[string]map[string]string{}, missing: map[string]string{}, excluded: map[string]bool{}, known: map[string]channel.Asset{}}
 	keep := map[string]bool{} // wheels a released bundle holds
 	for _, t := range targets {
@@ -130,6 +99,18 @@ func selectAssets(rel *dist.Release, folder *audit.Folder, names dist.Names, tar
 			}
 		}
 	}
+	byName, digests := map[string]staged{}, map[string]string{}
+	for _, r := range replace {
+		byName[r.asset.Name], digests[r.asset.Name] = r, r.asset.SHA256
+	}
+	add := func(path string, a channel.Asset) {
+		if r, ok := byName[a.Name]; ok {
+			path, a = r.path, r.asset
+			delete(byName, a.Name)
+		}
+		sel.paths = append(sel.paths, path)
+		sel.known[path] = a
+	}
 	var sums *dist.Artifact
 	for _, a := range rel.Files(dist.TopLevel()) {
 		name := a.Path
@@ -153,22 +134,37 @@ func selectAssets(rel *dist.Release, folder *audit.Folder, names dist.Names, tar
 		if sel.excluded[name] {
 			continue
 		}
-		sel.paths = append(sel.paths, rel.Path(a))
-		sel.known[rel.Path(a)] = channel.Asset{Name: name, SHA256: a.SHA256, Size: a.Size}
+		add(rel.Path(a), channel.Asset{Name: name, SHA256: a.SHA256, Size: a.Size})
+	}
+	var extra checksum.Sums // replacements the folder has no file of, and its SHA256SUMS no line for
+	for _, r := range replace {
+		if _, ok := byName[r.asset.Name]; ok {
+			add(r.path, r.asset)
+			if c, _ := dist.Guess(r.asset.Name); c.Kind.Reproducible() {
+				extra = append(extra, checksum.Sum{Name: r.asset.Name, SHA256: r.asset.SHA256})
+			}
+		}
 	}
 	// The folder's SHA256SUMS also lists files that are not published (the
 	// build/ folder, the skipped targets'): publish its lines for the
-	// assets only.
+	// assets only, with the replacements' digests.
 	if sums != nil {
 		path := rel.Path(*sums)
 		if list, err := checksum.ReadSums(path); err == nil {
 			var kept checksum.Sums
+			changed := len(extra) > 0
 			for _, s := range list {
-				if sel.has(s.Name) {
-					kept = append(kept, s)
+				if !sel.has(s.Name) {
+					changed = true
+					continue
 				}
+				if sha, ok := digests[s.Name]; ok && sha != s.SHA256 {
+					s.SHA256, changed = sha, true
+				}
+				kept = append(kept, s)
 			}
-			if len(kept) < len(list) {
+			kept = append(kept, extra...)
+			if changed {
 				path = filepath.Join(staging, dist.ChecksumsFile)
 				data, err := kept.Marshal()
 				if err != nil {

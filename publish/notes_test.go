@@ -95,11 +95,12 @@ func publishedNotes(t *testing.T, dir string, rep *runner.Report) (*selection, [
 	names := dist.NamesOf("vexl", "0.3.0")
 	folder := &audit.Folder{Evidence: map[string]*runner.Report{names.Evidence("linux-x86_64"): rep}}
 	staging := t.TempDir()
-	sel, err := selectAssets(rel, folder, names, []string{"linux-x86_64"}, nil, staging)
+	written, err := writeNotes(rel, folder, names, "vexl", "0.3.0", []string{"linux-x86_64"}, staging)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := writeNotes(rel, folder, sel, "vexl", "0.3.0", []string{"linux-x86_64"}, staging); err != nil {
+	sel, err := selectAssets(rel, folder, names, []string{"linux-x86_64"}, nil, staging, written)
+	if err != nil {
 		t.Fatal(err)
 	}
 	i := slices.IndexFunc(sel.paths, func(p string) bool { return filepath.Base(p) == dist.NotesFile })

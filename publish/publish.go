@@ -7,9 +7,10 @@
 //
 //  1. choose the assets: every file of the release folder, except those of
 //     targets not being released (their bundle, their evidence, wheels
-//     only their bundle holds) and the build/ folder; when targets are
-//     left out, a SHA256SUMS of the remaining files (the folder's lines,
-//     filtered) is published instead of the folder's;
+//     only their bundle holds) and the build/ folder, with the release
+//     notes (5) in place of the folder's; the published SHA256SUMS is the
+//     folder's lines for those files, with the notes' digest, written
+//     once;
 //  2. audit the folder (package audit): each asset is an artifact of the
 //     policy input, verified or not with its findings;
 //  3. check the provenance: present, signed by a trusted key, subjects =

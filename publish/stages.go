@@ -27,15 +27,16 @@ type gate struct {
 	staging string
 	ev      *policies.Evaluator
 
-	loaded  *dist.Release   // load
-	audited *audit.Folder   // audit
-	sel     *selection      // select
-	dest    Destination     // plan
-	rel     channel.Release // plan; sign adds the summary
-	plan    *channel.Plan
-	digests map[string]string // plan: the published digests, by name
-	in      policies.Input    // input
-	res     *Result           // decide
+	loaded     *dist.Release   // load
+	audited    *audit.Folder   // audit
+	notesFiles []staged        // notes: the notes and their sidecar
+	sel        *selection      // select
+	dest       Destination     // plan
+	rel        channel.Release // plan; sign adds the summary
+	plan       *channel.Plan
+	digests    map[string]string // plan: the published digests, by name
+	in         policies.Input    // input
+	res        *Result           // decide
 }
 
 // errDone ends a publish early without an error: a dry run, or a release
@@ -53,8 +54,8 @@ func stages() []stage {
 	return []stage{
 		{"load", (*gate).load},      // the release folder, every file hashed once
 		{"audit", (*gate).audit},    // every check, each bundle extracted once, each evidence archive checked once
-		{"select", (*gate).choose},  // the assets of the released targets
-		{"notes", (*gate).notes},    // RELEASE_NOTES.md from the audit's recomputed evidence, in place of the folder's
+		{"notes", (*gate).notes},    // RELEASE_NOTES.md from the audit's recomputed evidence
+		{"select", (*gate).choose},  // the assets of the released targets, the notes in place of the folder's
 		{"plan", (*gate).planIt},    // the destination's facts, from the loaded digests
 		{"input", (*gate).input},    // the policy input, from the audit's facts
 		{"decide", (*gate).decide},  // the policies; a refusal, a dry run or a no-op ends here
@@ -84,12 +85,13 @@ func (g *gate) audit(ctx context.Context) error {
 func (g *gate) choose(context.Context) error {
 	g.log.Info("choosing the assets", "dist", g.o.Dist, "targets", strings.Join(g.targets, ","))
 	var err error
-	g.sel, err = selectAssets(g.loaded, g.audited, g.names, g.targets, g.skipped, g.staging)
+	g.sel, err = selectAssets(g.loaded, g.audited, g.names, g.targets, g.skipped, g.staging, g.notesFiles)
 	return err
 }
 
-func (g *gate) notes(context.Context) error {
-	return writeNotes(g.loaded, g.audited, g.sel, g.o.Config.Project.NormalizedName, g.o.Config.Project.Version, g.targets, g.staging)
+func (g *gate) notes(context.Context) (err error) {
+	g.notesFiles, err = writeNotes(g.loaded, g.audited, g.names, g.o.Config.Project.NormalizedName, g.o.Config.Project.Version, g.targets, g.staging)
+	return err
 }
 
 func (g *gate) planIt(ctx context.Context) error {
