@@ -23,10 +23,17 @@ this order::
 ``ready`` is printed once the packages are imported, the workload's program
 is compiled and loaded, its inputs and its one output buffer are built, and
 the program has run untimed for half a second: everything before the first
-timed step. Each ``step`` is the fastest of ``REPEAT`` (5) ``Program.run``
-calls over the workload's input vectors, made in ``REPEAT`` rounds over all
-the steps (so a step's calls lie a round apart, not back to back; the steps
-are printed after the last round), each timed with
+timed step. ``ready`` also carries ``calls``, the number of ``Program.run``
+calls in one timing (below), which mkrelease ignores.
+
+Each ``step`` is seconds per ``Program.run`` call over the workload's input
+vectors. A timing is ``calls`` back-to-back calls, with ``calls`` chosen
+from the warm-up so that one timing lasts at least ``MIN_TIMING_SECONDS``
+(0.1 s) of CPU time: the same rule for the candidate and the reference, so a
+fast profile is not timed over a window a few milliseconds long. A step is
+the fastest of ``REPEAT`` (5) timings, made in ``REPEAT`` rounds over all
+the steps (so a step's timings lie a whole round apart, not back to back;
+the steps are printed after the last round), each measured with
 ``time.process_time`` (nothing else is inside a timed region): the CPU time
 of the worker process, all its threads, so that time spent descheduled while
 other processes hold the machine's cores does not count. vexl runs a program
@@ -51,9 +58,9 @@ min/max/clamp, softplus (exp/log)
 programs in float64 and float32, the vm benchmark program, a let-heavy
 program whose temporaries the fused plan keeps in registers
 
-Sizes are chosen so that one step takes roughly 5-30 ms under the fused
+Sizes are chosen so that one call takes roughly 5-30 ms under the fused
 profile on a 2-core x86_64 machine (the baseline profile is several times
-slower).
+slower); a timing repeats the call to reach 0.1 s.
 """
 
 import argparse
@@ -61,6 +68,7 @@ import array
 import gc
 import hashlib
 import json
+import math
 import os
 import random
 import sys
@@ -70,13 +78,24 @@ import _lane
 
 PHASES = ["elementwise", "fused"]
 
-# Each step is the fastest of REPEAT runs (timeit's convention), one per
+# Each step is the fastest of REPEAT timings (timeit's convention), one per
 # round over all the steps: a burst of load, or the host slowing the vCPU
 # for a few tenths of a second, slows a step only when it covers all its
-# runs, which now lie a whole round apart. Measured on the 2-core VM, 4
+# timings, which lie a whole round apart. Measured on the 2-core VM, 4
 # noisy workloads x 6 workers: back-to-back runs gave a median robust CV
 # of 4.3 %, p90 10.0 %; rounds 2.0 %, p90 5.5 %.
 REPEAT = 5
+
+# A timing is as many back-to-back calls as make at least this much CPU
+# time (one call when a call is longer). With one call per timing, a
+# candidate step of 5 ms made a round of 60 ms and a whole worker of 0.3 s:
+# a slowdown of the machine (a busy sibling hyperthread, the host) lasting
+# half a second then covered every timing of most steps, and the fused
+# workers' robust CVs reached 10-36 % on this 2-core VM while the
+# reference workers, whose calls last 50-300 ms, stayed below 5 %. Timings
+# of at least 0.1 s make every worker's rounds span seconds: the same 11
+# workloads, 44 workers, on a loaded VM, worst robust CV 9.4 % -> 3.1 %.
+MIN_TIMING_SECONDS = 0.1
 
 # Untimed warm-up before ready (seconds of wall time, at least one run).
 WARMUP_SECONDS = 0.5
@@ -188,6 +207,17 @@ def _steps(value, where):
     return steps
 
 
+def timing_calls(fastest):
+    """Calls per timing: enough that a timing lasts MIN_TIMING_SECONDS.
+
+    ``fastest`` is the fastest warm-up call in CPU seconds (a clock that
+    reads 0 for a very fast call counts as one microsecond). At least one
+    call, at most 100000.
+    """
+    fastest = max(fastest, 1e-6)
+    return max(1, min(100000, int(math.ceil(MIN_TIMING_SECONDS / fastest))))
+
+
 def run(workload, steps, out):
     import vexl_compiler
     import vexl_plugin
@@ -205,29 +235,36 @@ def run(workload, steps, out):
     # every page of the buffer and let the machine settle into its steady
     # speed (measured: without them a worker's first half second of steps
     # ran up to 35 % slower than the rest).
+    clock = time.process_time
     start = time.perf_counter()
+    fastest = None  # the fastest warm-up call, in CPU seconds
     while True:
+        t = clock()
         program.run(*inputs, out=buf)
+        t = clock() - t
+        if fastest is None or t < fastest:
+            fastest = t
         if time.perf_counter() - start >= WARMUP_SECONDS:
             break
+    calls = timing_calls(fastest)
     gc.collect()
-    _emit(out, {"event": "ready"})
-    clock = time.process_time
+    _emit(out, {"event": "ready", "calls": calls})
     result = None
-    # REPEAT rounds over the steps, each step the fastest of its runs in
-    # the rounds: a step's runs lie a whole round apart, so a slowdown of
-    # the host lasting a few tenths of a second slows one run of a step,
-    # not all of them (back to back, it covered every run of the step).
+    # REPEAT rounds over the steps, each step the fastest of its timings in
+    # the rounds: a step's timings lie a whole round apart, so a slowdown of
+    # the host lasting a few tenths of a second slows one timing of a step,
+    # not all of them (back to back, it covered every timing of the step).
     best = [None] * steps
     for _ in range(REPEAT):
         for i in range(steps):
             start = clock()
-            result = program.run(*inputs, out=buf)
+            for _ in range(calls):
+                result = program.run(*inputs, out=buf)
             elapsed = clock() - start
             if best[i] is None or elapsed < best[i]:
                 best[i] = elapsed
     for i, seconds in enumerate(best):
-        _emit(out, {"event": "step", "i": i, "seconds": seconds})
+        _emit(out, {"event": "step", "i": i, "seconds": seconds / calls})
     _emit(out, {"event": "result", "sha256": hashlib.sha256(result.tobytes()).hexdigest()})
     program.close()
 
