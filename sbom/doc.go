@@ -26,9 +26,12 @@
 //     License-Expression; NOASSERTION when absent), supplier ("Person: …" or
 //     "Organization: …"; NOASSERTION when unknown), download location (the
 //     URL it was fetched from, else NOASSERTION) and a PACKAGE-MANAGER purl
-//     external reference pkg:pypi/NAME@VERSION (Annex F). The release's own
-//     wheels inherit the release's license and supplier when they declare
-//     none.
+//     external reference pkg:pypi/NAME@VERSION?file_name=FILE (Annex F; the
+//     pypi type's file_name qualifier names the wheel file, so that the
+//     wheels of one version for several targets each have their own purl;
+//     the version and the file name are percent-encoded as the purl
+//     specification says). The release's own wheels inherit the release's
+//     license and supplier when they declare none.
 //   - licenseConcluded is NOASSERTION everywhere: mkrelease does no license
 //     analysis (§7.13 reserves NOASSERTION for "made no attempt"). Copyright
 //     text is NOASSERTION likewise.

@@ -88,14 +88,14 @@ func checkNTIA(t *testing.T, r Release) {
 	for _, tg := range r.Targets {
 		for _, p := range tg.Wheels {
 			// The release's own wheels: the release's supplier.
-			wants[pkgID("wheel", tg.Name, p)] = want{r.Supplier, p.SHA256, "pkg:pypi/" + pyname.Normalize(p.Name) + "@" + p.Version}
+			wants[pkgID("wheel", tg.Name, p)] = want{r.Supplier, p.SHA256, "pkg:pypi/" + pyname.Normalize(p.Name) + "@" + p.Version + "?file_name=" + p.FileName}
 		}
 		for _, p := range tg.Dependencies {
 			s := p.Supplier
 			if s == "" {
 				s = "NOASSERTION" // truly unknown: the wheel's metadata names nobody
 			}
-			wants[pkgID("dependency", tg.Name, p)] = want{s, p.SHA256, "pkg:pypi/" + pyname.Normalize(p.Name) + "@" + p.Version}
+			wants[pkgID("dependency", tg.Name, p)] = want{s, p.SHA256, "pkg:pypi/" + pyname.Normalize(p.Name) + "@" + p.Version + "?file_name=" + p.FileName}
 		}
 	}
 	idPattern := regexp.MustCompile(`^SPDXRef-[A-Za-z0-9.-]+$`)
