@@ -48,9 +48,15 @@
 //     optionally provided"), so a File carries SHA1 and SHA256 and Generate
 //     refuses one without either. A tree overlay (no patch file) is a Package
 //     with its "h1:" hash.
-//   - Each toolchain is a Package (purpose APPLICATION) whose versionInfo is
-//     the locked version string. Toolchains of targets this document does not
-//     describe are left out: they built nothing in it.
+//   - Each toolchain is a Package (purpose APPLICATION). release.lock locks
+//     its identity line (the first line its version command printed, e.g.
+//     "go version go1.26.8 linux/amd64"); versionInfo is the version read
+//     from it by a table of rules (1.26.8; "0.11.0" for zig's; 12-win32
+//     for "x86_64-w64-mingw32-gcc (GCC) 12-win32"), and the comment quotes
+//     the line. When no rule reads a version, versionInfo is left out and
+//     the comment says so: a command line is not a version. Toolchains of
+//     targets this document does not describe are left out: they built
+//     nothing in it.
 //   - Each target's offline bundle, when given, is a document-level File of
 //     type ARCHIVE with SHA1 and SHA256.
 //

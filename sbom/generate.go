@@ -584,10 +584,17 @@ func (b *builder) toolchain(field string, tc Toolchain, targets map[string][]com
 	if !b.claim(id, field) {
 		return
 	}
+	line := strings.TrimSpace(tc.Version)
+	version, parsed := toolchainVersion(line)
+	if parsed {
+		comment += " versionInfo is read from its identity line, as release.lock locks it: '" + line + "'."
+	} else {
+		comment += " Its identity line, as release.lock locks it, is '" + line + "'; no version could be read from it, so versionInfo is left out."
+	}
 	b.addPackage(&v2_3.Package{
 		PackageName:             tc.Name,
 		PackageSPDXIdentifier:   id,
-		PackageVersion:          tc.Version,
+		PackageVersion:          version,
 		PackageSupplier:         &common.Supplier{Supplier: noAssertion},
 		PackageDownloadLocation: noAssertion,
 		FilesAnalyzed:           false,

@@ -133,8 +133,10 @@ type Toolchain struct {
 	Name string
 	// Target is the target it builds for; "" for every target.
 	Target string
-	// Version is the locked version string, e.g. "go version go1.26.8
-	// linux/amd64".
+	// Version is the toolchain's identity line as release.lock locks it
+	// (the first line its version command printed), e.g. "go version
+	// go1.26.8 linux/amd64". The document's versionInfo is the version
+	// read from it (1.26.8), and its comment quotes the line.
 	Version string
 }
 
