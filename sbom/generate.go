@@ -453,11 +453,11 @@ func (b *builder) source(field string, s Source) (common.ElementID, bool) {
 		b.fail(member(field, "kind"), "%q: want %s", s.Kind, pin.Want())
 		return "", false
 	}
-	if f, msg := kind.Check(s); msg != "" {
+	if f, msg := kind.Check(s.Source); msg != "" {
 		b.fail(member(field, f), "%s", msg)
 		ok = false
 	}
-	version := kind.Version(s)
+	version := kind.Version(s.Source)
 	if !isH1(s.Tree) {
 		b.fail(member(field, "tree"), "%q is not an h1: tree hash: pass the tree hash release.lock records", s.Tree)
 		ok = false
@@ -467,6 +467,7 @@ func (b *builder) source(field string, s Source) (common.ElementID, bool) {
 		b.fail(member(field, "location"), "%s", msg)
 		ok = false
 	}
+	supplier := b.supplier(member(field, "supplier"), s.Supplier)
 	id := common.ElementID(joinID("Package", "source", s.Name))
 	if !ok || !b.claim(id, field) {
 		return "", false
@@ -475,7 +476,7 @@ func (b *builder) source(field string, s Source) (common.ElementID, bool) {
 		PackageName:               s.Name,
 		PackageSPDXIdentifier:     id,
 		PackageVersion:            version,
-		PackageSupplier:           &common.Supplier{Supplier: noAssertion},
+		PackageSupplier:           supplier,
 		PackageDownloadLocation:   loc,
 		FilesAnalyzed:             false,
 		PackageSourceInfo:         info,
@@ -486,7 +487,7 @@ func (b *builder) source(field string, s Source) (common.ElementID, bool) {
 		PackageExternalReferences: []*v2_3.PackageExternalReference{treeRef(s.Tree, "golang.org/x/mod/sumdb/dirhash Hash1 of the pinned tree")},
 		PrimaryPackagePurpose:     "SOURCE",
 	}
-	if _, digest := kind.Resolved(s); digest["sha256"] != "" {
+	if _, digest := kind.Resolved(s.Source); digest["sha256"] != "" {
 		p.PackageChecksums = []common.Checksum{{Algorithm: common.SHA256, Value: digest["sha256"]}}
 	}
 	b.addPackage(p)
@@ -595,7 +596,7 @@ func (b *builder) toolchain(field string, tc Toolchain, targets map[string][]com
 		PackageName:             tc.Name,
 		PackageSPDXIdentifier:   id,
 		PackageVersion:          version,
-		PackageSupplier:         &common.Supplier{Supplier: noAssertion},
+		PackageSupplier:         b.supplier(member(field, "supplier"), tc.Supplier),
 		PackageDownloadLocation: noAssertion,
 		FilesAnalyzed:           false,
 		PackageLicenseConcluded: noAssertion,

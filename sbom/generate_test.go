@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mkrelease/mkrelease/internal/pin"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.spdx.json from the current output")
@@ -302,7 +304,7 @@ func TestSourceLocation(t *testing.T) {
 		{SourceLocal, "/srv/backend/src", "", ""},
 		{SourceLocal, "backend/./src", "", ""},
 	} {
-		loc, info, msg := sourceLocation(Source{Kind: tc.kind, Location: tc.loc, Commit: c})
+		loc, info, msg := sourceLocation(Source{Source: pin.Source{Kind: tc.kind, Location: tc.loc, Commit: c}})
 		if tc.want == "" {
 			if msg == "" {
 				t.Errorf("sourceLocation(%s %q) = %q, want a refusal", tc.kind, tc.loc, loc)
@@ -425,6 +427,8 @@ var refusals = []struct {
 		r.Targets[0].Dependencies[0].DownloadLocation = "https://__token__:hunter2@pypi.example.org/numpy.whl"
 	}, `targets["linux-x86_64"].dependencies["numpy"].downloadLocation`, "credentials"},
 	{"toolchain without version", func(r *Release) { r.Toolchains[0].Version = "" }, `toolchains["go"]`, "version"},
+	{"untyped source supplier", func(r *Release) { r.Sources[0].Supplier = "vexl upstream" }, `sources["vexl"].supplier`, "Organization: NAME"},
+	{"untyped toolchain supplier", func(r *Release) { r.Toolchains[0].Supplier = "Google" }, `toolchains["go"].supplier`, "Organization: NAME"},
 	{"one-target document of two targets", func(r *Release) { r.Target = "linux-x86_64" }, "target", "alone"},
 	{"one-target document of another target", func(r *Release) { *r = oneTarget(*r, "linux-x86_64"); r.Target = "linux-aarch64" },
 		"target", "alone"},
