@@ -80,7 +80,7 @@ var installSh = template.Must(template.New("install.sh").Funcs(template.FuncMap{
 # platform and the interpreter before it creates a virtualenv, and removes a
 # virtualenv it created when the install fails.
 #
-# Needs only sh, uname, sha256sum or shasum, and Python's venv and pip.
+# Needs only sh and its POSIX tools, sha256sum or shasum, and Python's venv and pip.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
