@@ -187,6 +187,9 @@ type platformFacts struct {
 	Arch, ArchCase string
 	// VenvPython is the interpreter inside a virtualenv there.
 	VenvPython string
+	// GOOS is the operating system as Go names it, for the rules that find
+	// its interpreters (pyfind.LayoutFor).
+	GOOS string
 }
 
 // unameArch spells the architectures of platform tags as `uname -m`
@@ -210,21 +213,21 @@ func scriptPlatform(tag string) (platformFacts, error) {
 		if err != nil {
 			return f, err
 		}
-		var osName, osCase, vpy string
+		var osName, osCase, vpy, goos string
 		switch p.OS {
 		case platform.Linux:
-			osName, osCase, vpy = "Linux", "Linux", "bin/python"
+			osName, osCase, vpy, goos = "Linux", "Linux", "bin/python", "linux"
 		case platform.MacOS:
-			osName, osCase, vpy = "macOS", "Darwin", "bin/python"
+			osName, osCase, vpy, goos = "macOS", "Darwin", "bin/python", "darwin"
 		case platform.Windows:
-			osName, osCase, vpy = "Windows", "MINGW*|MSYS*|CYGWIN*|Windows_NT", "Scripts/python.exe"
+			osName, osCase, vpy, goos = "Windows", "MINGW*|MSYS*|CYGWIN*|Windows_NT", "Scripts/python.exe", "windows"
 		default:
 			return f, fmt.Errorf("platform tag %q: install.sh cannot check operating system %q", tag, p.OS)
 		}
 		if f.OS != "" && f.OS != osName {
 			return f, fmt.Errorf("platform tag %q names more than one operating system", tag)
 		}
-		f.OS, f.OSCase, f.VenvPython = osName, osCase, vpy
+		f.OS, f.OSCase, f.VenvPython, f.GOOS = osName, osCase, vpy, goos
 		u, ok := unameArch[p.Arch]
 		if !ok {
 			return f, fmt.Errorf("platform tag %q: install.sh cannot check architecture %q", tag, p.Arch)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
+	"github.com/mkrelease/mkrelease/internal/pyfind"
 )
 
 // Docs are the facts INSTALL.md and install.sh state about one bundle.
@@ -35,13 +36,23 @@ type Docs struct {
 type docsData struct {
 	Docs
 	P platformFacts
-	// Newest is the support boundary, newest first (install.sh's order
-	// of preference).
-	Newest []string
 	// Checksums, Notes and Manifest are the names of the bundle's
 	// SHA256SUMS, release notes and manifest; SBOM that of its target's
 	// SPDX document.
 	Checksums, Notes, Manifest, SBOM string
+	// Minors are the boundary's minor versions, newest first ("13", "12").
+	Minors []string
+	// Candidates is install.sh's candidates function, NamesCase the case
+	// pattern of an interpreter's name, PathNames and Managers say in
+	// words where it looks: all from the rules of `mkrelease install` for
+	// the target's system (internal/pyfind), so the two find the same.
+	Candidates, NamesCase, PathNames string
+	Managers                         []string
+	// ManagerFolders say where each manager's interpreters are, e.g.
+	// "`$PYENV_ROOT` (default `$HOME/.pyenv`) `/versions/*/bin/python3.[0-9]*`".
+	ManagerFolders []string
+	// ProbeSeconds bounds one run of an interpreter to ask its version.
+	ProbeSeconds int
 }
 
 var (
@@ -60,7 +71,8 @@ var installSh = template.Must(template.New("install.sh").Funcs(template.FuncMap{
 # Usage: ./install.sh [VENV] [PYTHON]
 #   VENV    virtualenv to create or reuse (default: ./{{.Name}}-venv next to this bundle)
 #   PYTHON  interpreter for a new virtualenv (default: $PYTHON, else the newest
-#           CPython {{join .Pythons ", "}} that runs, found on PATH or under pyenv or uv)
+#           CPython {{join .Pythons ", "}} that runs, found as ` + "`mkrelease install`" + ` finds
+#           one: on PATH, then under {{join .Managers " or "}})
 #
 # It takes nothing from outside the bundle: PIP_*, PYTHON* and VIRTUAL_ENV are
 # dropped from the environment, pip reads no configuration file, and pip runs
@@ -68,13 +80,12 @@ var installSh = template.Must(template.New("install.sh").Funcs(template.FuncMap{
 # platform and the interpreter before it creates a virtualenv, and removes a
 # virtualenv it created when the install fails.
 #
-# Needs only sh, uname, sha256sum or shasum, and Python's venv and pip.
+# Needs only sh and its POSIX tools, sha256sum or shasum, and Python's venv and pip.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 venv=${1:-"$here/../{{.Name}}-venv"}
 python=${2:-${PYTHON:-}}
-home=${HOME:-}
 created=
 case $venv in /*) ;; *) venv=$(pwd)/$venv ;; esac
 case $python in /*) ;; */*) python=$(pwd)/$python ;; esac
@@ -149,31 +160,45 @@ for f in $(find wheels dependencies ! -type d -print); do
 done
 
 # 4. An interpreter inside the support boundary, CPython {{join .Pythons ", "}}, that runs.
-supported() {
-	"$1" -I -c 'import sys; sys.exit(0 if sys.implementation.name == "cpython" and sys.version_info[:2] in [{{range $i, $p := .Pythons}}{{if $i}}, {{end}}{{tuple $p}}{{end}}] else 1)' >/dev/null 2>&1
+# boundary_minor prints X when the interpreter $1 runs as CPython 3.X of the
+# support boundary, and fails for anything else, one that does not start
+# included; it is stopped after {{.ProbeSeconds}} s where timeout(1) is there.
+boundary_minor() {
+	if command -v timeout >/dev/null 2>&1; then set -- timeout {{.ProbeSeconds}} "$1"; else set -- "$1"; fi
+	m=$("$@" -I -c 'import sys; ok = sys.implementation.name == "cpython" and sys.version_info[:2] in [{{range $i, $p := .Pythons}}{{if $i}}, {{end}}{{tuple $p}}{{end}}]; ok and print(sys.version_info[1]); sys.exit(0 if ok else 1)' 2>/dev/null) || return 1
+	case $m in {{join .Minors "|"}}) printf '%s\n' "$m" ;; *) return 1 ;; esac
 }
-# find_python sets python to the newest supported interpreter that runs, from
-# PATH, then pyenv's and uv's folders: a version manager's shim may exist for
-# a version it cannot start, so every candidate is run.
+supported() { boundary_minor "$1" >/dev/null; }
+# candidates prints the interpreters to try, one a line, in the order
+# ` + "`mkrelease install`" + ` tries them (internal/pyfind): each absolute PATH
+# folder in order, and in it the names {{.PathNames}}, in byte order;
+# then those of {{join .Managers " and "}}, all together in byte order.
+{{.Candidates}}# find_python sets python to the newest supported interpreter, as
+# ` + "`mkrelease install`" + ` picks it: every candidate is run, since a version
+# manager's shim may exist for a version it cannot start, and of each 3.X
+# the first candidate that runs is kept.
 find_python() {
-	set -f
-	saved_ifs=$IFS
-	IFS=:
-	# shellcheck disable=SC2086 # PATH is split at its colons
-	set -- ${PATH:-}
-	IFS=$saved_ifs
-	set +f
-	for v in{{range .Newest}} {{.}}{{end}}; do
-		for d in "$@" "${PYENV_ROOT:-$home/.pyenv}"/versions/*/bin "$home"/.local/share/uv/python/*/bin; do
-			case $d in /*) ;; *) continue ;; esac
-			p=$d/python$v
-			if [ -f "$p" ] && [ -x "$p" ] && supported "$p"; then
-				python=$p
-				return 0
-			fi
-		done
-	done
-	return 1
+	best=
+	best_minor=
+	tried=0
+	seen=$nl
+	while IFS= read -r p; do
+		case ${p##*/} in {{.NamesCase}}) ;; *) continue ;; esac
+		case $p in *-config) continue ;; esac
+		case $seen in *"$nl$p$nl"*) continue ;; esac
+		seen=$seen$p$nl
+		if [ ! -f "$p" ] || [ ! -x "$p" ]; then continue; fi
+		tried=$((tried + 1))
+		m=$(boundary_minor "$p") || continue
+		if [ -z "$best" ] || [ "$m" -gt "$best_minor" ]; then
+			best=$p
+			best_minor=$m
+		fi
+	done <<CANDIDATES
+$(candidates)
+CANDIDATES
+	[ -n "$best" ] || return 1
+	python=$best
 }
 vpy=$venv/{{.P.VenvPython}}
 if [ -e "$vpy" ]; then
@@ -183,9 +208,10 @@ else
 	if [ -n "$python" ]; then
 		supported "$python" || die "$python does not run as CPython {{join .Pythons ", "}}: pass a supported interpreter"
 	else
-		find_python || die "no CPython {{join .Pythons ", "}} that runs was found on PATH or under pyenv or uv: install one, or pass it: ./install.sh VENV /path/to/python3.X"
+		find_python || die "no CPython {{join .Pythons ", "}} that runs was found on PATH or under {{join .Managers " or "}} ($tried interpreters tried): install one, or pass it as the second argument: ./install.sh VENV /path/to/python3.X"
 	fi
 	created=1
+	say "creating the virtualenv $venv with $python"
 	"$python" -I -m venv "$venv" || die "could not create the virtualenv $venv with $python"
 	supported "$vpy" || die "the new virtualenv $venv has no working Python"
 fi
@@ -226,17 +252,32 @@ Check the download, extract it, and run the installer:
 ` + "```sh" + `
 sha256sum -c {{.File}}.sha256        # or: shasum -a 256 -c {{.File}}.sha256
 tar -xzf {{.File}}
-./{{.Root}}/install.sh ./{{.Name}}-venv      # optional second argument: the python3.X to use
+./{{.Root}}/install.sh ./{{.Name}}-venv
 ` + "```" + `
 
 or, with mkrelease: ` + "`mkrelease install {{.File}} --venv ./{{.Name}}-venv`" + `.
 
+` + "`install.sh [VENV] [PYTHON]`" + ` takes two optional arguments:
+
+| argument | what it is |
+| --- | --- |
+| ` + "`VENV`" + ` | the virtualenv to create, or to reuse when it exists (default: ` + "`{{.Name}}-venv`" + ` beside the bundle's folder) |
+| ` + "`PYTHON`" + ` | the interpreter of a new virtualenv, a path or a command name, e.g. ` + "`./{{.Root}}/install.sh ./{{.Name}}-venv /path/to/python{{index .Pythons 0}}`" + ` (default: ` + "`$PYTHON`" + `, else the newest CPython {{join .Pythons ", "}} that runs, found as ` + "`mkrelease install`" + ` finds one; ` + "`mkrelease install --python`" + ` takes the same) |
+
+Without one, ` + "`install.sh`" + ` looks where ` + "`mkrelease install`" + ` looks, in this order:
+
+1. each folder of ` + "`PATH`" + `, in order: {{.PathNames}};
+2. then, together in byte order of their paths, {{join .ManagerFolders "; "}}.
+
+It runs every one it finds, skips one that does not start (a version manager's shim for a version
+it cannot run) or is outside the support boundary, and takes the newest version (of one version,
+the first found). A folder that is not an absolute path is skipped.
+
 ` + "`install.sh`" + ` takes nothing from outside the bundle: it drops ` + "`PIP_*`" + `, ` + "`PYTHON*`" + ` and
 ` + "`VIRTUAL_ENV`" + ` from the environment and lets pip read no configuration file. It checks the
 platform ({{.P.OS}} on {{.P.Arch}}), every file against the sha256 written into it (the digests
-` + "`{{.Checksums}}`" + ` lists), that ` + "`wheels/`" + ` and ` + "`dependencies/`" + ` hold no other file, and picks a supported
-CPython that runs (PATH, then pyenv and uv) before it creates the virtualenv (or reuses it), then
-runs:
+` + "`{{.Checksums}}`" + ` lists), that ` + "`wheels/`" + ` and ` + "`dependencies/`" + ` hold no other file, and the interpreter
+before it creates the virtualenv (or reuses it), then runs:
 
 ` + "```sh" + `
 VENV/{{.P.VenvPython}} -I -m pip --isolated install --no-index --only-binary :all: \
@@ -286,10 +327,31 @@ func render(t *template.Template, d Docs) ([]byte, error) {
 	slices.SortFunc(d.Files, func(a, b checksum.Sum) int { return strings.Compare(a.Name, b.Name) })
 	newest := slices.Clone(d.Pythons)
 	slices.Reverse(newest)
+	var minors []string
+	for _, v := range newest {
+		minor, ok := strings.CutPrefix(v, "3.")
+		if !ok || minor == "" || strings.Trim(minor, "0123456789") != "" {
+			return nil, fmt.Errorf("bundle %s: Python %q: install.sh supports CPython 3.X only", d.Root, v)
+		}
+		minors = append(minors, minor)
+	}
+	layout := pyfind.LayoutFor(p.GOOS)
+	candidates, err := candidatesSh(layout)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", d.Root, err)
+	}
+	var managers, folders []string
+	for _, m := range layout.Managers {
+		managers = append(managers, m.Name)
+		folders = append(folders, managerFolder(m))
+	}
 	var b bytes.Buffer
-	data := docsData{Docs: d, P: p, Newest: newest,
+	data := docsData{Docs: d, P: p,
 		Checksums: dist.ChecksumsFile, Notes: dist.NotesFile, Manifest: dist.ManifestFile,
-		SBOM: dist.NamesOf(d.Name, d.Version).TargetSBOM(d.Target)}
+		SBOM:   dist.NamesOf(d.Name, d.Version).TargetSBOM(d.Target),
+		Minors: minors, Candidates: candidates, NamesCase: namesCase(layout),
+		PathNames: "`" + strings.Join(layout.OnPath, "`, then `") + "`", Managers: managers, ManagerFolders: folders,
+		ProbeSeconds: int(pyfind.ProbeTimeout.Seconds())}
 	if err := t.Execute(&b, data); err != nil {
 		return nil, err
 	}

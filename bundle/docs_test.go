@@ -29,7 +29,9 @@ func TestInstallScript(t *testing.T) {
 	s := string(b)
 	for _, want := range []string{
 		"#!/bin/sh\n", `sha256sum "$1" | cut -d ' ' -f 1`, `shasum -a 256 "$1" | cut -d ' ' -f 1`,
-		"in [(3, 11), (3, 12), (3, 13)]", "for v in 3.13 3.12 3.11; do", `"${PYENV_ROOT:-$home/.pyenv}"/versions/*/bin`,
+		"in [(3, 11), (3, 12), (3, 13)]", `case $m in 13|12|11) printf '%s\n' "$m" ;;`, `printf '%s\n' "$d"/python3 | LC_ALL=C sort`,
+		`[ -z "${PYENV_ROOT:-}" ] || root="${PYENV_ROOT}"`, `case $root in /*) printf '%s\n' "$root"/versions/*/bin/python3.[0-9]* ;; esac`,
+		`case ${p##*/} in python3|python3.[0-9]*) ;;`,
 		"done <<'EOF'\n" + digest('e') + "  INSTALL.md\n" + digest('f') + "  requirements.txt\nEOF\n", "case $os in\nLinux)",
 		`for f in $(find wheels dependencies ! -type d -print); do`, "x86_64|amd64) platform_ok=1 ;;",
 		"unset \"$name\"", "PIP_CONFIG_FILE=/dev/null", `"$python" -I -m venv "$venv"`, `rm -rf -- "$venv"`,
@@ -65,8 +67,24 @@ func TestInstallScript(t *testing.T) {
 	}
 	win := sampleDocs
 	win.PlatformTag = "win_amd64"
-	if b, err := InstallScript(win); err != nil || !strings.Contains(string(b), "vpy=$venv/Scripts/python.exe") || !strings.Contains(string(b), "MINGW*|MSYS*|CYGWIN*|Windows_NT)") {
-		t.Errorf("install.sh for win_amd64: %v\n%s", err, b)
+	b, err = InstallScript(win)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"vpy=$venv/Scripts/python.exe", "MINGW*|MSYS*|CYGWIN*|Windows_NT)",
+		`printf '%s\n' "$d"/python.exe | LC_ALL=C sort`, `printf '%s\n' "$d"/python3.[0-9]*.exe | LC_ALL=C sort`,
+		`root="$(shell_path "${USERPROFILE}")"/.pyenv/pyenv-win`, `"$root"/versions/*/python.exe`, `cygpath -u "$1"`,
+		`case ${p##*/} in python.exe|python3.exe|python3.[0-9]*.exe) ;;`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("install.sh for win_amd64 lacks %q", want)
+		}
+	}
+	pw := filepath.Join(t.TempDir(), "install.sh")
+	os.WriteFile(pw, b, 0o755)
+	if _, err := exec.LookPath("shellcheck"); err == nil {
+		if out, err := exec.Command("shellcheck", "-s", "sh", pw).CombinedOutput(); err != nil {
+			t.Errorf("shellcheck -s sh install.sh (win_amd64): %v\n%s", err, out)
+		}
 	}
 	for _, name := range []string{"a b", "x'y", "EOF", "-rf", "a\nb", "$(id)"} {
 		bad := sampleDocs
@@ -82,13 +100,13 @@ func TestInstallScript(t *testing.T) {
 	}
 }
 
-// fakePython stands in for CPython in install.sh's tests: it answers the
-// support probe, makes a virtualenv holding a copy of itself, and logs every
-// run with the PIP_*, PYTHON* and VIRTUAL_ENV variables it was given.
+// fakePython stands in for CPython 3.12 in install.sh's tests: it answers
+// the support probe, makes a virtualenv holding a copy of itself, and logs
+// every run with the PIP_*, PYTHON* and VIRTUAL_ENV variables it was given.
 const fakePython = `#!/bin/sh
 { printf 'run %s: %s\n' "$0" "$*"; env | grep -E '^(PIP_|PYTHON|VIRTUAL_ENV)' || true; } >>"$FAKE_LOG"
 case "$1 $2 $3" in
-"-I -c "*) exit 0 ;;
+"-I -c "*) echo 12; exit 0 ;;
 "-I -m venv") mkdir -p "$4/bin" && cp "$0" "$4/bin/python" && exit 0 ;;
 "-I -m pip") case " $* " in *" install "*) [ -z "${FAKE_PIP_FAIL:-}" ] || exit 1 ;; esac; exit 0 ;;
 esac
@@ -241,6 +259,9 @@ func TestInstallScriptRuns(t *testing.T) {
 			return s
 		}, 1, "exists and is not a virtualenv", true, noPythonRan},
 	}
+	// PATH holds the shims and the tools install.sh and the stand-ins run,
+	// and none of this machine's interpreters.
+	tools := toolsDir(t, scriptTools...)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.setup()
@@ -278,7 +299,7 @@ func TestInstallScriptRuns(t *testing.T) {
 			logFile := filepath.Join(work, "python.log")
 			cmd := exec.Command("sh", args...)
 			cmd.Dir = work
-			cmd.Env = append([]string{"PATH=" + shims + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + home, "FAKE_LOG=" + logFile}, s.env...)
+			cmd.Env = append([]string{"PATH=" + shims + string(os.PathListSeparator) + tools, "HOME=" + home, "FAKE_LOG=" + logFile}, s.env...)
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			err = cmd.Run()
@@ -305,6 +326,27 @@ func TestInstallScriptRuns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scriptTools are the programs install.sh and its tests' stand-ins run.
+var scriptTools = []string{"basename", "cat", "cp", "cut", "dirname", "env", "find", "grep", "mkdir", "rm", "sed", "sha256sum", "sort", "timeout", "uname"}
+
+// toolsDir is a folder holding links to the programs of this machine
+// named (those it has): a PATH of it finds none of the machine's Python
+// interpreters.
+func toolsDir(t *testing.T, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, n := range names {
+		p, err := exec.LookPath(n)
+		if err != nil {
+			continue
+		}
+		if err := os.Symlink(p, filepath.Join(dir, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // noPythonRan checks that no virtualenv was made and no pip ran.

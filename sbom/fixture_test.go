@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+
+	"github.com/mkrelease/mkrelease/internal/pin"
 )
 
 // Digests of made-up contents, computed here so the tests own their
@@ -21,8 +23,9 @@ const epoch = 1793491200
 
 // realistic is a release like the embedded default's, with every kind of
 // element: two targets, the compiler/plugin pair, dependencies with and
-// without license and supplier, git, archive and local sources, overlays
-// (patch and tree), toolchains for every target and per target, bundles.
+// without license and supplier, git, archive and local sources (with and
+// without supplier), overlays (patch and tree), toolchains for every target
+// and per target (with and without supplier), bundles.
 func realistic() Release {
 	r := Release{
 		Name:     "vexl",
@@ -32,11 +35,13 @@ func realistic() Release {
 		Created:  epoch,
 		Tool:     "mkrelease-0.1.0-dev",
 		Sources: []Source{
-			{Name: "vexl", Kind: SourceLocal, Location: "backend/src", Tree: h1("vexl tree")},
-			{Name: "vexl-python", Kind: SourceGit, Location: "https://github.com/vexl-dev/vexl-python.git",
+			{Source: pin.Source{Name: "vexl", Kind: SourceLocal, Location: "backend/src", Tree: h1("vexl tree")}},
+			{Source: pin.Source{Name: "vexl-python", Kind: SourceGit, Location: "https://github.com/vexl-dev/vexl-python.git",
 				Commit: sum1("vexl-python commit"), Tree: h1("vexl-python tree")},
-			{Name: "runtime-headers", Kind: SourceArchive, Location: "https://downloads.example.org/headers-1.2.tar.gz",
+				Supplier: "Organization: vexl developers (dev@vexl.invalid)"},
+			{Source: pin.Source{Name: "runtime-headers", Kind: SourceArchive, Location: "https://downloads.example.org/headers-1.2.tar.gz",
 				SHA256: sum256("headers archive"), Tree: h1("headers tree")},
+				Supplier: "Person: Ada Header"},
 		},
 		Overlays: []Overlay{
 			{Name: "fused-fast-path", Source: "vexl", Path: "backend/overlays/0001-fused-fast-path.patch",
@@ -46,7 +51,7 @@ func realistic() Release {
 			{Name: "extra-headers", Source: "runtime-headers", Path: "backend/overlays/headers", Tree: h1("overlay tree")},
 		},
 		Toolchains: []Toolchain{
-			{Name: "go", Version: "go version go1.26.8 linux/amd64"},
+			{Name: "go", Version: "go version go1.26.8 linux/amd64", Supplier: "Organization: Google LLC"},
 			{Name: "cc", Target: "linux-x86_64", Version: "gcc (Debian 12.2.0-14+deb12u1) 12.2.0"},
 			{Name: "cc", Target: "linux-aarch64", Version: "aarch64-linux-gnu-gcc (Debian 12.2.0-14) 12.2.0"},
 		},

@@ -395,7 +395,7 @@ func (b *builder) wheel(field, kind, target string, p Package, defLicense, defSu
 		PackageExternalReferences: []*v2_3.PackageExternalReference{{
 			Category: common.CategoryPackageManager,
 			RefType:  common.TypePackageManagerPURL,
-			Locator:  "pkg:pypi/" + name + "@" + purlVersion(p.Version),
+			Locator:  wheelPURL(name, p.Version, p.FileName),
 		}},
 	})
 	return id, true
@@ -453,11 +453,11 @@ func (b *builder) source(field string, s Source) (common.ElementID, bool) {
 		b.fail(member(field, "kind"), "%q: want %s", s.Kind, pin.Want())
 		return "", false
 	}
-	if f, msg := kind.Check(s); msg != "" {
+	if f, msg := kind.Check(s.Source); msg != "" {
 		b.fail(member(field, f), "%s", msg)
 		ok = false
 	}
-	version := kind.Version(s)
+	version := kind.Version(s.Source)
 	if !isH1(s.Tree) {
 		b.fail(member(field, "tree"), "%q is not an h1: tree hash: pass the tree hash release.lock records", s.Tree)
 		ok = false
@@ -467,6 +467,7 @@ func (b *builder) source(field string, s Source) (common.ElementID, bool) {
 		b.fail(member(field, "location"), "%s", msg)
 		ok = false
 	}
+	supplier := b.supplier(member(field, "supplier"), s.Supplier)
 	id := common.ElementID(joinID("Package", "source", s.Name))
 	if !ok || !b.claim(id, field) {
 		return "", false
@@ -475,7 +476,7 @@ func (b *builder) source(field string, s Source) (common.ElementID, bool) {
 		PackageName:               s.Name,
 		PackageSPDXIdentifier:     id,
 		PackageVersion:            version,
-		PackageSupplier:           &common.Supplier{Supplier: noAssertion},
+		PackageSupplier:           supplier,
 		PackageDownloadLocation:   loc,
 		FilesAnalyzed:             false,
 		PackageSourceInfo:         info,
@@ -486,7 +487,7 @@ func (b *builder) source(field string, s Source) (common.ElementID, bool) {
 		PackageExternalReferences: []*v2_3.PackageExternalReference{treeRef(s.Tree, "golang.org/x/mod/sumdb/dirhash Hash1 of the pinned tree")},
 		PrimaryPackagePurpose:     "SOURCE",
 	}
-	if _, digest := kind.Resolved(s); digest["sha256"] != "" {
+	if _, digest := kind.Resolved(s.Source); digest["sha256"] != "" {
 		p.PackageChecksums = []common.Checksum{{Algorithm: common.SHA256, Value: digest["sha256"]}}
 	}
 	b.addPackage(p)
@@ -584,11 +585,18 @@ func (b *builder) toolchain(field string, tc Toolchain, targets map[string][]com
 	if !b.claim(id, field) {
 		return
 	}
+	line := strings.TrimSpace(tc.Version)
+	version, parsed := toolchainVersion(line)
+	if parsed {
+		comment += " versionInfo is read from its identity line, as release.lock locks it: '" + line + "'."
+	} else {
+		comment += " Its identity line, as release.lock locks it, is '" + line + "'; no version could be read from it, so versionInfo is left out."
+	}
 	b.addPackage(&v2_3.Package{
 		PackageName:             tc.Name,
 		PackageSPDXIdentifier:   id,
-		PackageVersion:          tc.Version,
-		PackageSupplier:         &common.Supplier{Supplier: noAssertion},
+		PackageVersion:          version,
+		PackageSupplier:         b.supplier(member(field, "supplier"), tc.Supplier),
 		PackageDownloadLocation: noAssertion,
 		FilesAnalyzed:           false,
 		PackageLicenseConcluded: noAssertion,

@@ -8,11 +8,14 @@ import (
 	"errors"
 	"flag"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mkrelease/mkrelease/internal/pin"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.spdx.json from the current output")
@@ -235,9 +238,16 @@ func TestIdentifiers(t *testing.T) {
 		{"0.3.0", "0.3.0"},
 		{"1.0+cpu.2", "1.0%2Bcpu.2"},
 		{"1!2.0", "1%212.0"},
+		{"a_b~c-d.e", "a_b~c-d.e"}, // the punctuation the spec keeps
+		{"x:y", "x:y"},             // the colon is never encoded
+		{"a b", "a%20b"},
+		{"a/b?c=d&e#f@g%", "a%2Fb%3Fc%3Dd%26e%23f%40g%25"}, // separators inside a component
+		{"é", "%C3%A9"}, // UTF-8 bytes, upper-case hex
+		{"vexl_compiler-0.3.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+			"vexl_compiler-0.3.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"},
 	} {
-		if got := purlVersion(tc.in); got != tc.want {
-			t.Errorf("purlVersion(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := purlEncode(tc.in); got != tc.want {
+			t.Errorf("purlEncode(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 	s, err := Parse(generate(t, realistic()))
@@ -294,7 +304,7 @@ func TestSourceLocation(t *testing.T) {
 		{SourceLocal, "/srv/backend/src", "", ""},
 		{SourceLocal, "backend/./src", "", ""},
 	} {
-		loc, info, msg := sourceLocation(Source{Kind: tc.kind, Location: tc.loc, Commit: c})
+		loc, info, msg := sourceLocation(Source{Source: pin.Source{Kind: tc.kind, Location: tc.loc, Commit: c}})
 		if tc.want == "" {
 			if msg == "" {
 				t.Errorf("sourceLocation(%s %q) = %q, want a refusal", tc.kind, tc.loc, loc)
@@ -417,6 +427,8 @@ var refusals = []struct {
 		r.Targets[0].Dependencies[0].DownloadLocation = "https://__token__:hunter2@pypi.example.org/numpy.whl"
 	}, `targets["linux-x86_64"].dependencies["numpy"].downloadLocation`, "credentials"},
 	{"toolchain without version", func(r *Release) { r.Toolchains[0].Version = "" }, `toolchains["go"]`, "version"},
+	{"untyped source supplier", func(r *Release) { r.Sources[0].Supplier = "vexl upstream" }, `sources["vexl"].supplier`, "Organization: NAME"},
+	{"untyped toolchain supplier", func(r *Release) { r.Toolchains[0].Supplier = "Google" }, `toolchains["go"].supplier`, "Organization: NAME"},
 	{"one-target document of two targets", func(r *Release) { r.Target = "linux-x86_64" }, "target", "alone"},
 	{"one-target document of another target", func(r *Release) { *r = oneTarget(*r, "linux-x86_64"); r.Target = "linux-aarch64" },
 		"target", "alone"},
@@ -509,5 +521,63 @@ func TestOnePackagePerWheelFile(t *testing.T) {
 	dup.Targets[0].Dependencies = append(dup.Targets[0].Dependencies, r.Targets[0].Dependencies[0])
 	if _, err := Generate(dup); err == nil || !strings.Contains(err.Error(), "listed twice") {
 		t.Errorf("the same file twice: %v", err)
+	}
+}
+
+// Every wheel file has a purl of its own: the file_name qualifier names the
+// file, so the wheels of one version built for two targets no longer share
+// pkg:pypi/vexl-compiler@0.3.0, and the version and file name are
+// percent-encoded ("+" of a local version is %2B).
+func TestWheelPURLs(t *testing.T) {
+	r := realistic()
+	torch := Package{Name: "torch", Version: "2.1.0+cu118", FileName: "torch-2.1.0+cu118-cp312-cp312-linux_x86_64.whl", SHA256: sum256("torch")}
+	r.Targets[0].Dependencies = append(r.Targets[0].Dependencies, torch)
+	s, err := Parse(generate(t, r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	purls := map[string]string{} // id → purl
+	owner := map[string]string{} // purl → its file and digest
+	for _, p := range s.Packages {
+		if p.FileName == "" {
+			if p.PURL != "" {
+				t.Errorf("%s is no wheel but has the purl %s", p.ID, p.PURL)
+			}
+			continue
+		}
+		purls[p.ID] = p.PURL
+		base, query, ok := strings.Cut(p.PURL, "?")
+		if want := "pkg:pypi/" + p.Name + "@" + strings.ReplaceAll(p.Version, "+", "%2B"); base != want {
+			t.Errorf("%s: purl %s, want it to start %s", p.ID, p.PURL, want)
+		}
+		value, found := strings.CutPrefix(query, "file_name=")
+		if !ok || !found || strings.ContainsAny(value, "&+") {
+			t.Errorf("%s: purl %s has no single, encoded file_name qualifier", p.ID, p.PURL)
+		} else if file, err := url.PathUnescape(value); err != nil || file != p.FileName {
+			t.Errorf("%s: file_name of %s decodes to %q (%v), want %q", p.ID, p.PURL, file, err, p.FileName)
+		}
+		// One purl, one file: a pure-Python wheel in both targets' closures
+		// is one file and keeps one purl (two packages, one per target).
+		if other, dup := owner[p.PURL]; dup && other != p.FileName+" "+p.SHA256 {
+			t.Errorf("%s shares the purl %s with another file (%s)", p.ID, p.PURL, other)
+		}
+		owner[p.PURL] = p.FileName + " " + p.SHA256
+	}
+	if len(owner) != 9 { // 2 × 2 wheels, 2 × numpy, packaging, typing-extensions, torch
+		t.Errorf("%d distinct purls, want one per file (9): %v", len(owner), owner)
+	}
+	if len(purls) != 11 { // 2 targets × (2 wheels + 3 dependencies), and torch
+		t.Errorf("%d wheel packages, want 11: %v", len(purls), purls)
+	}
+	for id, want := range map[string]string{
+		"SPDXRef-Package-wheel-linux-x86-64-vexl-compiler-0.3.0":    "pkg:pypi/vexl-compiler@0.3.0?file_name=vexl_compiler-0.3.0-py3-none-manylinux_2_34_x86_64.whl",
+		"SPDXRef-Package-wheel-linux-aarch64-vexl-compiler-0.3.0":   "pkg:pypi/vexl-compiler@0.3.0?file_name=vexl_compiler-0.3.0-py3-none-manylinux_2_34_aarch64.whl",
+		"SPDXRef-Package-dependency-linux-x86-64-torch-2.1.0-cu118": "pkg:pypi/torch@2.1.0%2Bcu118?file_name=torch-2.1.0%2Bcu118-cp312-cp312-linux_x86_64.whl",
+		// one file in both targets' closures: the same purl, two packages
+		"SPDXRef-Package-dependency-linux-aarch64-packaging-24.2": "pkg:pypi/packaging@24.2?file_name=packaging-24.2-py3-none-any.whl",
+	} {
+		if purls[id] != want {
+			t.Errorf("%s: purl %q, want %q", id, purls[id], want)
+		}
 	}
 }

@@ -3,6 +3,8 @@ package sbom
 import (
 	"encoding/base64"
 	"strings"
+
+	"github.com/mkrelease/mkrelease/internal/pyname"
 )
 
 // idPart sanitises one component of an SPDX identifier: every byte outside
@@ -62,15 +64,19 @@ func isH1(s string) bool {
 	return err == nil && len(b) == 32
 }
 
-// purlVersion percent-encodes a version for a purl: every byte outside
-// letters, digits, ".", "-", "_" and "~" (e.g. "+" of a local version, "!" of
-// an epoch).
-func purlVersion(v string) string {
+// purlEncode percent-encodes one component of a purl (a version, a
+// qualifier value) as the purl specification's "Character encoding" section
+// says: the string's UTF-8 bytes are kept when they are ASCII letters or
+// digits, the punctuation ". - _ ~" or the colon ":" (which must never be
+// encoded), and every other byte becomes "%" and two upper-case hex digits
+// (RFC 3986 §2.1): "+" of a local version is "%2B", "!" of an epoch "%21",
+// a space "%20".
+func purlEncode(s string) string {
 	const hexDigits = "0123456789ABCDEF"
 	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if isIDByte(c) || c == '_' || c == '~' {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isIDByte(c) || c == '_' || c == '~' || c == ':' {
 			b.WriteByte(c)
 			continue
 		}
@@ -79,6 +85,15 @@ func purlVersion(v string) string {
 		b.WriteByte(hexDigits[c&15])
 	}
 	return b.String()
+}
+
+// wheelPURL is the purl of one wheel file (purl-spec, type pypi):
+// pkg:pypi/NAME@VERSION?file_name=FILE, NAME PEP 503-normalised, VERSION
+// and FILE percent-encoded. The file_name qualifier selects that
+// distribution file, so the wheels of one version (one per platform or
+// Python) each have their own purl.
+func wheelPURL(name, version, file string) string {
+	return "pkg:pypi/" + purlEncode(pyname.Normalize(name)) + "@" + purlEncode(version) + "?file_name=" + purlEncode(file)
 }
 
 // singleLine reports whether s is non-empty after trimming and holds no

@@ -18,7 +18,7 @@ func sourceLocation(s Source) (loc, info, msg string) {
 	if !ok {
 		return "", "", fmt.Sprintf("kind %q: want %s", s.Kind, pin.Want())
 	}
-	return k.Download(s)
+	return k.Download(s.Source)
 }
 
 // wheelLocation checks the download location of a wheel: "" or NOASSERTION

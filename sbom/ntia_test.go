@@ -88,15 +88,40 @@ func checkNTIA(t *testing.T, r Release) {
 	for _, tg := range r.Targets {
 		for _, p := range tg.Wheels {
 			// The release's own wheels: the release's supplier.
-			wants[pkgID("wheel", tg.Name, p)] = want{r.Supplier, p.SHA256, "pkg:pypi/" + pyname.Normalize(p.Name) + "@" + p.Version}
+			wants[pkgID("wheel", tg.Name, p)] = want{r.Supplier, p.SHA256, "pkg:pypi/" + pyname.Normalize(p.Name) + "@" + p.Version + "?file_name=" + p.FileName}
 		}
 		for _, p := range tg.Dependencies {
 			s := p.Supplier
 			if s == "" {
 				s = "NOASSERTION" // truly unknown: the wheel's metadata names nobody
 			}
-			wants[pkgID("dependency", tg.Name, p)] = want{s, p.SHA256, "pkg:pypi/" + pyname.Normalize(p.Name) + "@" + p.Version}
+			wants[pkgID("dependency", tg.Name, p)] = want{s, p.SHA256, "pkg:pypi/" + pyname.Normalize(p.Name) + "@" + p.Version + "?file_name=" + p.FileName}
 		}
+	}
+	// Sources and toolchains: the supplier release.toml gives them, else
+	// NOASSERTION (never the release's: a source is the upstream's).
+	orNone := func(s string) string {
+		if s == "" {
+			return "NOASSERTION"
+		}
+		return s
+	}
+	for _, s := range r.Sources {
+		wants["SPDXRef-Package-source-"+idPart(s.Name)] = want{supplier: orNone(s.Supplier)}
+	}
+	described := map[string]bool{"": true}
+	for _, tg := range r.Targets {
+		described[tg.Name] = true
+	}
+	for _, tc := range r.Toolchains {
+		if !described[tc.Target] {
+			continue
+		}
+		id := "SPDXRef-Package-toolchain-" + idPart(tc.Name)
+		if tc.Target != "" {
+			id = "SPDXRef-Package-toolchain-" + idPart(tc.Target) + "-" + idPart(tc.Name)
+		}
+		wants[id] = want{supplier: orNone(tc.Supplier)}
 	}
 	idPattern := regexp.MustCompile(`^SPDXRef-[A-Za-z0-9.-]+$`)
 	seen := map[string]bool{"SPDXRef-DOCUMENT": true}

@@ -100,12 +100,20 @@ const (
 	SourceArchive = pin.ArchiveName
 )
 
-// Source is one pinned source, as release.lock records it. The document
-// reads its Name, Kind (SourceLocal, SourceGit or SourceArchive), Location,
-// Commit (git only; required there), SHA256 (the archive file's digest;
-// archive only, required there) and Tree (the "h1:" hash of the pinned
-// tree; required); the other fields are ignored.
-type Source = pin.Source
+// Source is one pinned source, as release.lock records it, and who
+// supplies it. The document reads the pin's Name, Kind (SourceLocal,
+// SourceGit or SourceArchive), Location, Commit (git only; required
+// there), SHA256 (the archive file's digest; archive only, required there)
+// and Tree (the "h1:" hash of the pinned tree; required); the pin's other
+// fields are ignored.
+type Source struct {
+	pin.Source
+	// Supplier is who supplies the source ([[source]] supplier in
+	// release.toml), in the form of Release.Supplier; "" means NOASSERTION.
+	// A source is the upstream's: it does not inherit the release's
+	// supplier.
+	Supplier string `json:"supplier,omitempty"`
+}
 
 // Overlay is one overlay applied to a source.
 type Overlay struct {
@@ -133,8 +141,13 @@ type Toolchain struct {
 	Name string
 	// Target is the target it builds for; "" for every target.
 	Target string
-	// Version is the locked version string, e.g. "go version go1.26.8
-	// linux/amd64".
+	// Supplier is who supplies the toolchain ([[toolchain]] supplier in
+	// release.toml), in the form of Release.Supplier; "" means NOASSERTION.
+	Supplier string `json:",omitempty"`
+	// Version is the toolchain's identity line as release.lock locks it
+	// (the first line its version command printed), e.g. "go version
+	// go1.26.8 linux/amd64". The document's versionInfo is the version
+	// read from it (1.26.8), and its comment quotes the line.
 	Version string
 }
 

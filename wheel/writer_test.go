@@ -223,20 +223,106 @@ func TestWriteZipVersions(t *testing.T) {
 	}
 	want := map[uint16]uint16{zip.Store: 10, zip.Deflate: 20}
 	var lines []string
+	methods := map[uint16]int{}
 	for _, f := range zr.File {
-		off, err := f.DataOffset()
-		if err != nil {
-			t.Fatal(err)
-		}
-		lh := off - 30 - int64(len(f.Name)) // no extra fields
-		if string(raw[lh:lh+4]) != "PK\x03\x04" {
-			t.Fatalf("%s: no local header at %d", f.Name, lh)
-		}
-		local := binary.LittleEndian.Uint16(raw[lh+4:])
+		local := localVersion(t, raw, f)
 		if f.ReaderVersion != want[f.Method] || local != want[f.Method] || f.CreatorVersion != 0x0314 {
 			t.Errorf("%s (method %d): needed %d (local %d), made by %#04x; want %d and 0x0314", f.Name, f.Method, f.ReaderVersion, local, f.CreatorVersion, want[f.Method])
 		}
+		methods[f.Method]++
 		lines = append(lines, fmt.Sprintf("%s %d %d %d", f.Name, 3, 20, want[f.Method]))
+	}
+	if methods[zip.Store] == 0 || methods[zip.Deflate] == 0 {
+		t.Errorf("members by method %v: the sample has no stored or no deflated member, so a rule goes unchecked", methods)
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	out, err := exec.Command(py, "-c", `import sys, zipfile
+for i in zipfile.ZipFile(sys.argv[1]).infolist(): print(i.filename, i.create_system, i.create_version, i.extract_version)`, r.Path).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(out)); got != strings.Join(lines, "\n") {
+		t.Errorf("python zipfile reads:\n%s\nwant:\n%s", got, strings.Join(lines, "\n"))
+	}
+}
+
+// localVersion reads "version needed to extract" from the local header of
+// f in the archive raw: the header that ends where f's data starts (30
+// fixed bytes, the name, the extra field).
+func localVersion(t *testing.T, raw []byte, f *zip.File) uint16 {
+	t.Helper()
+	off, err := f.DataOffset()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lh := off - 30 - int64(len(f.Name)); lh >= 0 && lh >= off-30-int64(len(f.Name))-0xffff; lh-- {
+		if string(raw[lh:lh+4]) != "PK\x03\x04" {
+			continue
+		}
+		nameLen, extraLen := int64(binary.LittleEndian.Uint16(raw[lh+26:])), int64(binary.LittleEndian.Uint16(raw[lh+28:]))
+		if nameLen == int64(len(f.Name)) && lh+30+nameLen+extraLen == off && string(raw[lh+30:lh+30+nameLen]) == f.Name {
+			return binary.LittleEndian.Uint16(raw[lh+4:])
+		}
+	}
+	t.Fatalf("%s: no local header before its data at %d", f.Name, off)
+	return 0
+}
+
+// TestWriteZip64Versions writes a wheel with a member of 4 GiB and a byte
+// (a sparse file of zeros: a few MB deflated), past what a zip without
+// ZIP64 fields can record: that member says it needs 4.5 and was made by
+// Unix 4.5 (0x032d), in its local header and in the central directory,
+// and the others keep 2.0 (archive/zip reads them all back; Python's
+// zipfile too when it is there).
+func TestWriteZip64Versions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("deflates 4 GiB")
+	}
+	c := sampleContents(t)
+	big := filepath.Join(t.TempDir(), "zeros.bin")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 1<<32 + 1
+	if err := f.Truncate(size); err != nil {
+		t.Skip("no sparse file of 4 GiB here: ", err)
+	}
+	f.Close()
+	c.Members = append(c.Members, Member{Path: "demo_pkg/zeros.bin", File: big, Mode: 0o644})
+	r, err := Write(context.Background(), c, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(r.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	sawBig := false
+	for _, f := range zr.File {
+		needed, made := map[uint16]uint16{zip.Store: 10, zip.Deflate: 20}[f.Method], uint16(0x0314)
+		if f.Name == "demo_pkg/zeros.bin" {
+			sawBig = true
+			if f.UncompressedSize64 != size || f.Method != zip.Deflate {
+				t.Errorf("%s: %d bytes, method %d; want %d deflated", f.Name, f.UncompressedSize64, f.Method, size)
+			}
+			needed, made = 45, 0x032d
+		}
+		if local := localVersion(t, raw, f); f.ReaderVersion != needed || local != needed || f.CreatorVersion != made {
+			t.Errorf("%s: needed %d (local %d), made by %#04x; want %d and %#04x", f.Name, f.ReaderVersion, local, f.CreatorVersion, needed, made)
+		}
+		lines = append(lines, fmt.Sprintf("%s %d %d %d", f.Name, 3, made&0xff, needed))
+	}
+	if !sawBig {
+		t.Fatal("the wheel has no demo_pkg/zeros.bin")
 	}
 	py, err := exec.LookPath("python3")
 	if err != nil {

@@ -91,7 +91,9 @@ type Project struct {
 	Authors []Person `toml:"authors"`
 	// Supplier is the SBOM's supplier of the release, in SPDX form:
 	// "Organization: NAME (EMAIL)" or "Person: NAME (EMAIL)". By default the
-	// first author, as a Person.
+	// first author, as a Person: core metadata does not say whether an
+	// author is a person or an organisation, so a team, company or project
+	// sets Supplier (mkrelease does not guess it from the name).
 	Supplier string `toml:"supplier" text:"prose"`
 	// MetadataVersion of the wheels' core metadata: "2.4" (default, with
 	// License-Expression) or "2.2" for older uploaders and checkers.
@@ -292,6 +294,12 @@ type Source struct {
 	// attempts together (default [DefaultFetchTimeout]); connecting and
 	// every wait for data are bounded separately (see package source).
 	FetchTimeout Duration `toml:"fetch_timeout"`
+	// Supplier is the SBOM's supplier of the source, in SPDX form:
+	// "Organization: NAME (EMAIL)" or "Person: NAME (EMAIL)" (the email
+	// part is optional). Optional: without it the SBOM says NOASSERTION
+	// (a source is its upstream's and does not inherit [Project.Supplier]).
+	// It is no build input: changing it changes no lock or action key.
+	Supplier string `toml:"supplier" text:"prose"`
 }
 
 // DefaultFetchTimeout bounds fetching a git source whose [[source]] sets no
@@ -377,6 +385,9 @@ type Toolchain struct {
 	// not part of an action's key: the folder may be anywhere), and the
 	// sandbox shows it read-only.
 	Path string `toml:"path"`
+	// Supplier is the SBOM's supplier of the toolchain, in the form of
+	// [Source.Supplier]; optional (NOASSERTION without it).
+	Supplier string `toml:"supplier" text:"prose"`
 }
 
 // ToolPath lists the absolute folders of the toolchains that set path, in

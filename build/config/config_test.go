@@ -96,7 +96,33 @@ var badConfigs = []struct {
 	{"remote cache with credentials", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\nremote = \"https://ci:s3cret@cache.example.invalid/x\"\n", "33:10", "holds credentials"},
 	{"remote cache with a query", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\nremote = \"https://cache.example.invalid/x?token=1\"\n", "33:10", "query or fragment"},
 	{"remote cache token env not a name", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\nremote = \"https://cache.example.invalid/x\"\nremote_token_env = \"$TOKEN\"\n", "34:20", "not an environment variable name"},
+	{"source supplier without its type", "local = \"src\"\n", "local = \"src\"\nsupplier = \"vexl upstream\"\n", "11:12", `invalid supplier "vexl upstream"`},
+	{"toolchain supplier without its type", "command = [\"go\", \"version\"]\n", "command = [\"go\", \"version\"]\nsupplier = \"Google\"\n", "20:12", `write "Organization: NAME (EMAIL)" or "Person: NAME (EMAIL)"`},
+	{"project supplier of an unknown type", "version = \"V1.0-RC_1\"\n", "version = \"V1.0-RC_1\"\nsupplier = \"Team: vexl\"\n", "4:12", `invalid supplier "Team: vexl"`},
+	{"supplier misspelt", "local = \"src\"\n", "local = \"src\"\nsuplier = \"Person: Ada\"\n", "11:1", `did you mean "supplier"?`},
 	{"remote cache unknown key", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\nremote = \"https://cache.example.invalid/x\"\ntoken = \"s3cret\"\n", "34:1", "unknown key"},
+}
+
+// Suppliers of the release, a source and a toolchain, in SPDX form, for
+// the SBOM; each is optional.
+func TestParseSuppliers(t *testing.T) {
+	src := strings.NewReplacer(
+		"version = \"V1.0-RC_1\"\n", "version = \"V1.0-RC_1\"\nsupplier = \"Organization: vexl release team (release@vexl.invalid)\"\n",
+		"local = \"src\"\n", "local = \"src\"\nsupplier = \"Organization: vexl developers\"\n",
+		"command = [\"go\", \"version\"]\n", "command = [\"go\", \"version\"]\nsupplier = \"Person: Ada Lovelace (ada@example.invalid)\"\n",
+	).Replace(validTOML)
+	c, err := Parse("release.toml", "/p", []byte(src))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if got := [3]string{c.Project.Supplier, c.Sources[0].Supplier, c.Toolchains[0].Supplier}; got != [3]string{
+		"Organization: vexl release team (release@vexl.invalid)", "Organization: vexl developers", "Person: Ada Lovelace (ada@example.invalid)"} {
+		t.Errorf("suppliers (project, source, toolchain) = %q", got)
+	}
+	c, err = Parse("release.toml", "/p", []byte(validTOML))
+	if err != nil || c.Sources[0].Supplier != "" || c.Toolchains[0].Supplier != "" {
+		t.Errorf("without suppliers: %v, source %q, toolchain %q", err, c.Sources[0].Supplier, c.Toolchains[0].Supplier)
+	}
 }
 
 func TestParseCache(t *testing.T) {

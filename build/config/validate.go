@@ -120,6 +120,7 @@ func (v *validator) config(c *Config) {
 		if tc.Path != "" {
 			v.path(key+".path", tc.Path)
 		}
+		v.supplier(key+".supplier", tc.Supplier)
 	}
 
 	steps := map[string]bool{}
@@ -479,9 +480,7 @@ func (v *validator) project(p *Project) {
 			v.errorf("project.license", "an SPDX license expression, e.g. \"Apache-2.0\" or \"MIT OR Apache-2.0\"", "%v", err)
 		}
 	}
-	if p.Supplier != "" && !supplierRE.MatchString(p.Supplier) {
-		v.errorf("project.supplier", `write "Organization: NAME (EMAIL)" or "Person: NAME (EMAIL)" (SPDX supplier)`, "invalid supplier %q", p.Supplier)
-	}
+	v.supplier("project.supplier", p.Supplier)
 	for i, a := range p.Authors {
 		k := fmt.Sprintf("project.authors[%d]", i)
 		if a.Name == "" && a.Email == "" {
@@ -580,6 +579,15 @@ func (v *validator) source(key string, s Source, seen map[string]bool) {
 	}
 	if s.StripComponents < 0 || (s.StripComponents > 0 && s.Kind() != SourceArchive) {
 		v.errorf(joinPath(key, "strip_components"), "strip_components applies to archive sources only and is >= 0", "invalid strip_components %d", s.StripComponents)
+	}
+	v.supplier(joinPath(key, "supplier"), s.Supplier)
+}
+
+// supplier checks an SBOM supplier (SPDX 2.3 §7.5): optional, and when
+// given "Organization: NAME (EMAIL)" or "Person: NAME (EMAIL)".
+func (v *validator) supplier(key, s string) {
+	if s != "" && !supplierRE.MatchString(s) {
+		v.errorf(key, `write "Organization: NAME (EMAIL)" or "Person: NAME (EMAIL)" (SPDX supplier; the email part is optional)`, "invalid supplier %q", s)
 	}
 }
 

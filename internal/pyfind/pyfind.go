@@ -1,12 +1,29 @@
-// Package pyfind finds CPython interpreters on this machine: on PATH
-// (python3, python3.X), and in the folders of common managers, which shims
-// do not expose: pyenv ($PYENV_ROOT or ~/.pyenv, versions/*/bin/python3.X)
-// and uv (~/.local/share/uv/python/*/bin/python3.X). On Windows the names
-// are python.exe, python3.exe and python3.X.exe, and the managers' folders
+// Package pyfind finds CPython interpreters on this machine, by the rules
+// of [LayoutFor]: on PATH (python3, python3.X), then in the folders of
+// common managers, which shims do not expose: pyenv ($PYENV_ROOT or
+// ~/.pyenv, versions/*/bin/python3.X) and uv
+// (~/.local/share/uv/python/*/bin/python3.X). On Windows the names are
+// python.exe, python3.exe and python3.X.exe, and the managers' folders
 // pyenv-win's (%PYENV_ROOT% or %USERPROFILE%\.pyenv\pyenv-win,
 // versions\*\python.exe) and uv's (%APPDATA%\uv\python\*\python.exe).
-// Each candidate is run once to ask its version; one interpreter per X.Y
-// is kept, PATH first.
+//
+// The rules are data ([Layout]) so that a bundle's install.sh, written by
+// package bundle for the target's system, follows them exactly as `mkrelease
+// install` does:
+//
+//   - candidates: each PATH folder in order, and in it each [Layout].OnPath
+//     pattern in order, the names a pattern matches in byte order; then
+//     every interpreter of every manager, all together in byte order of
+//     their paths;
+//   - a folder (a PATH entry, a manager's root) that is not an absolute path
+//     is skipped: a relative one would find a program of the current folder,
+//     which os/exec refuses to run by that lookup too;
+//   - a candidate ending in "-config", seen before, missing, a folder or not
+//     executable is skipped;
+//   - each other candidate is run once to ask its implementation and
+//     version ([Probe]); one that does not start (a version manager's shim
+//     for a version it cannot run) or is not CPython 3 is skipped, and the
+//     first candidate of each X.Y is kept.
 package pyfind
 
 import (
@@ -14,7 +31,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,35 +51,102 @@ type Interpreter struct {
 // MinorVersion renders "3.11".
 func (i Interpreter) MinorVersion() string { return fmt.Sprintf("%d.%d", i.Major, i.Minor) }
 
+// Layout says where the interpreters of one operating system are looked
+// for and under which names. Patterns are path.Match patterns, folders
+// slash-separated.
+type Layout struct {
+	// OnPath are the name patterns tried in each PATH folder, in order.
+	OnPath []string
+	// Managers are the version managers' folders, searched after PATH.
+	Managers []Manager
+	// ExeSuffix, when set, is what makes a file a program (Windows: a file
+	// named .exe); when empty, any execute bit does.
+	ExeSuffix string
+}
+
+// Manager is a version manager's folder of interpreters.
+type Manager struct {
+	// Name names the manager, e.g. "pyenv".
+	Name string
+	// RootEnv names the variable that sets the manager's folder, e.g.
+	// PYENV_ROOT; "" when none does.
+	RootEnv string
+	// HomeEnv and Default give the folder when RootEnv is unset or empty:
+	// Default under the folder the variable HomeEnv names (nothing when
+	// that is unset or empty).
+	HomeEnv, Default string
+	// Glob is the pattern of the interpreters under the folder.
+	Glob string
+}
+
+// LayoutFor returns the layout of the operating system goos (a GOOS value):
+// Windows's, or the Unix one for any other.
+func LayoutFor(goos string) Layout {
+	if goos == "windows" {
+		// The python3.exe of WindowsApps is an alias that offers to
+		// install Python from the Store: asked its version, it fails, and
+		// is skipped.
+		return Layout{
+			OnPath: []string{"python.exe", "python3.exe", "python3.[0-9]*.exe"},
+			Managers: []Manager{
+				{Name: "pyenv", RootEnv: "PYENV_ROOT", HomeEnv: "USERPROFILE", Default: ".pyenv/pyenv-win", Glob: "versions/*/python.exe"},
+				{Name: "uv", HomeEnv: "APPDATA", Default: "uv/python", Glob: "*/python.exe"},
+			},
+			ExeSuffix: ".exe",
+		}
+	}
+	return Layout{
+		OnPath: []string{"python3", "python3.[0-9]*"},
+		Managers: []Manager{
+			{Name: "pyenv", RootEnv: "PYENV_ROOT", HomeEnv: "HOME", Default: ".pyenv", Glob: "versions/*/bin/python3.[0-9]*"},
+			{Name: "uv", HomeEnv: "HOME", Default: ".local/share/uv/python", Glob: "*/bin/python3.[0-9]*"},
+		},
+	}
+}
+
+// Root is the manager's folder with the environment getenv reads, "" when
+// it has none or it is not an absolute path.
+func (m Manager) Root(getenv func(string) string) string {
+	root := ""
+	if m.RootEnv != "" {
+		root = getenv(m.RootEnv)
+	}
+	if root == "" && m.HomeEnv != "" {
+		if home := getenv(m.HomeEnv); home != "" {
+			root = filepath.Join(home, filepath.FromSlash(m.Default))
+		}
+	}
+	if !filepath.IsAbs(root) {
+		return ""
+	}
+	return root
+}
+
 // Options say where to look; the zero value looks in the usual places.
 type Options struct {
-	// Getenv reads PATH, HOME, PYENV_ROOT (on Windows PATH, USERPROFILE,
-	// PYENV_ROOT, APPDATA); default os.Getenv.
+	// Getenv reads PATH and the variables of the managers (Unix: HOME,
+	// PYENV_ROOT; Windows: USERPROFILE, PYENV_ROOT, APPDATA); default
+	// os.Getenv.
 	Getenv func(string) string
 }
 
-// Find returns one CPython interpreter per minor version, oldest first.
+// Find returns one CPython interpreter per minor version, oldest first,
+// by the rules of LayoutFor(runtime.GOOS) the package documentation spells
+// out.
 func Find(ctx context.Context, o Options) []Interpreter {
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	var candidates []string
-	for _, dir := range filepath.SplitList(getenv("PATH")) {
-		candidates = append(candidates, onPath(dir)...)
-	}
-	managed := managedCandidates(getenv)
-	sort.Strings(managed)
-	candidates = append(candidates, managed...)
-
+	l := LayoutFor(runtime.GOOS)
 	seen := map[string]bool{}
 	byMinor := map[int]Interpreter{}
-	for _, c := range candidates {
+	for _, c := range Candidates(l, getenv) {
 		if strings.HasSuffix(c, "-config") || seen[c] {
 			continue
 		}
 		seen[c] = true
-		if st, err := os.Stat(c); err != nil || !executable(c, st) {
+		if !executable(l, c) {
 			continue
 		}
 		in, err := Probe(ctx, c)
@@ -79,9 +165,75 @@ func Find(ctx context.Context, o Options) []Interpreter {
 	return out
 }
 
+// Candidates lists the paths Find tries with the layout l and the
+// environment getenv reads, in its order: PATH's, then the managers' (the
+// package documentation gives the rules). A name without metacharacters is
+// listed whether or not it exists; Find skips what is not there.
+func Candidates(l Layout, getenv func(string) string) []string {
+	var out []string
+	for _, dir := range filepath.SplitList(getenv("PATH")) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		for _, pat := range l.OnPath {
+			out = append(out, match(dir, pat)...)
+		}
+	}
+	var managed []string
+	for _, m := range l.Managers {
+		if root := m.Root(getenv); root != "" {
+			managed = append(managed, match(root, m.Glob)...)
+		}
+	}
+	sort.Strings(managed)
+	return append(out, managed...)
+}
+
+// match lists the paths under dir that the slash-separated pattern
+// matches, level by level in byte order of the names. The pattern's
+// metacharacters are those of path.Match; dir is taken literally. A
+// pattern element without metacharacters is joined as it is (the file
+// system decides whether it exists, and how it compares case), as
+// filepath.Glob does.
+func match(dir, pattern string) []string {
+	paths := []string{dir}
+	for _, elem := range strings.Split(pattern, "/") {
+		var next []string
+		for _, p := range paths {
+			if !strings.ContainsAny(elem, `*?[\`) {
+				next = append(next, filepath.Join(p, elem))
+				continue
+			}
+			entries, err := os.ReadDir(p) // sorted by name
+			if err != nil {
+				continue
+			}
+			for _, e := range entries {
+				if ok, _ := path.Match(elem, e.Name()); ok {
+					next = append(next, filepath.Join(p, e.Name()))
+				}
+			}
+		}
+		paths = next
+	}
+	return paths
+}
+
+// executable reports whether the file at p can be run by the rules of l.
+func executable(l Layout, p string) bool {
+	st, err := os.Stat(p)
+	if err != nil || st.IsDir() {
+		return false
+	}
+	if l.ExeSuffix != "" {
+		return strings.EqualFold(filepath.Ext(p), l.ExeSuffix)
+	}
+	return st.Mode()&0o111 != 0
+}
+
 // Probe runs an interpreter to read its version and implementation.
 func Probe(ctx context.Context, path string) (Interpreter, error) {
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, "-I", "-c",
 		"import sys; print(sys.implementation.name, '%d.%d.%d' % sys.version_info[:3])")
@@ -101,6 +253,9 @@ func Probe(ctx context.Context, path string) (Interpreter, error) {
 	}
 	return Interpreter{Path: path, Major: major, Minor: minor, Version: f[1], Implementation: f[0]}, nil
 }
+
+// ProbeTimeout bounds one run of [Probe].
+const ProbeTimeout = 20 * time.Second
 
 // Pick returns the newest interpreter whose X.Y is in allowed (all when
 // allowed is empty).
