@@ -8,7 +8,8 @@
 // stamps (GOFLAGS=-trimpath -buildvcs=false -mod=readonly, GOPROXY=off,
 // GOTOOLCHAIN=local, GOENV=off, GOWORK=off, GOTELEMETRY=off), and prefix
 // maps that turn the workspace path into "." in C compilers' output
-// (CFLAGS, CXXFLAGS, with -gno-record-gcc-switches; cgo gets no per-run
+// (-ffile-prefix-map and -gno-record-gcc-switches appended to the CFLAGS
+// and CXXFLAGS release.toml gives, and no other flag; cgo gets no per-run
 // path at all, -trimpath maps its paths). It runs with umask 022, in
 // its own process group (killed as a whole on cancel or timeout).
 //
