@@ -33,7 +33,8 @@
 // Sources are described by git+URL@commit with a sha1 digest, an archive
 // sha256, or a local tree's dirHash ([DirHash] converts release.lock's h1:
 // hashes); overlays and dependency wheels by sha256 (wheels with their
-// URL); toolchains by name and version, without digest. The run metadata
+// URL); toolchains by name, with the sha256 of their executable as digest
+// and their version line as annotation. The run metadata
 // differs from run to run, so a signed statement is not one of the
 // reproducible artifacts: it is checked by its signature and its sidecar.
 //

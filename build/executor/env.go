@@ -46,7 +46,8 @@ func SearchPath(dirs []string, path string) string {
 // Environment composes the environment of an action, with placeholders for
 // per-run paths. PATH comes from the host, after the toolchains' own
 // folders (ToolPath), so that the locked toolchains are found; it is not
-// part of the action key (see [KeyEnv]), the toolchain versions are.
+// part of the action key (see [KeyEnv]), the toolchains' identities (version
+// lines and executable digests) are.
 func Environment(o EnvOptions) map[string]string {
 	env := map[string]string{
 		"PATH":              os.Getenv("PATH"),

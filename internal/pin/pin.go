@@ -2,7 +2,10 @@
 // release.lock, manifest.json, the SBOM and the provenance share ([Source]),
 // and the kinds of source ([Kind]: local, git, archive), each of which says
 // what pins it, how the SBOM names its version and download location, and
-// how the provenance records it as a resolved dependency.
+// how the provenance records it as a resolved dependency. It also holds
+// the one description of a locked toolchain ([Toolchain]: its version line
+// and the digest of its executable) that release.lock, manifest.json,
+// part.json and the provenance share.
 //
 // Materialising a source (writing its tree) is not here: package
 // build/source does it, one function per kind name.

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/mkrelease/mkrelease/build/executor"
-	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
@@ -172,8 +171,11 @@ func Materials(m *dist.Manifest) []provenance.Dependency {
 		if tc.Target != "" {
 			uri += ":" + url.PathEscape(tc.Target)
 		}
-		key := lock.Toolchain{Name: tc.Name, Target: tc.Target, Version: tc.Version}.Key()
-		out = append(out, provenance.Dependency{Name: "toolchain:" + key, URI: uri, Annotations: map[string]any{"version": tc.Version}})
+		d := provenance.Dependency{Name: "toolchain:" + tc.Key(), URI: uri, Annotations: map[string]any{"version": tc.Version}}
+		if tc.SHA256 != "" {
+			d.Digest = map[string]string{"sha256": tc.SHA256}
+		}
+		out = append(out, d)
 	}
 	return out
 }
