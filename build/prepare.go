@@ -29,7 +29,6 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -40,6 +39,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/source"
 	"github.com/mkrelease/mkrelease/bundle"
 	"github.com/mkrelease/mkrelease/bundle/deps"
+	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/treehash"
 	"github.com/mkrelease/mkrelease/provenance"
 )
@@ -177,10 +177,10 @@ func Prepare(ctx context.Context, o PrepareOptions) (*Prepared, error) {
 	p.Found.Toolchains = tcs
 	if o.Lock != nil {
 		for _, tc := range tcs {
-			locked, ok := o.Lock.Toolchain(tc.Name, tc.Target)
-			if ok && locked.Version != tc.Version {
-				drift(lock.Drift{Entry: "toolchain " + tc.Key(), What: "the toolchain version changed",
-					Expected: locked.Version, Found: tc.Version})
+			if locked, ok := o.Lock.Toolchain(tc.Name, tc.Target); ok {
+				if d, drifted := toolchainDrift(locked, tc); drifted {
+					drift(d)
+				}
 			}
 		}
 	}
@@ -344,6 +344,41 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// toolchainDrift compares a locked toolchain with the one found: its
+// version line, then the digest of its executable (the same version line
+// from another program is another toolchain).
+func toolchainDrift(locked, found lock.Toolchain) (lock.Drift, bool) {
+	entry := "toolchain " + found.Key()
+	digest := func(t lock.Toolchain) string {
+		if t.SHA256 == "" {
+			return ""
+		}
+		return "sha256:" + t.SHA256
+	}
+	switch {
+	case locked.Version != found.Version:
+		d := lock.Drift{Entry: entry, What: "the toolchain version changed", Expected: locked.Version, Found: found.Version}
+		if locked.SHA256 != found.SHA256 {
+			d.Details = append(d.Details, fmt.Sprintf("executable: locked %s, found %s (%s)", orNone(digest(locked)), digest(found), found.Executable))
+		}
+		return d, true
+	case locked.SHA256 == "":
+		return lock.Drift{Entry: entry, File: found.Executable,
+			What: "release.lock records no sha256 of its executable (a lock written by an older mkrelease)", Found: digest(found)}, true
+	case locked.SHA256 != found.SHA256:
+		return lock.Drift{Entry: entry, File: found.Executable,
+			What: "its executable changed behind the same version line (" + found.Version + ")", Expected: digest(locked), Found: digest(found)}, true
+	}
+	return lock.Drift{}, false
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
 // toolchainTargets lists the targets a toolchain is locked for: "" once for
 // a shared toolchain, each applicable target for a per-target one.
 func toolchainTargets(c *config.Config, tc config.Toolchain) []string {
@@ -380,8 +415,14 @@ func (e *ToolchainError) Unwrap() error { return e.Err }
 // ExitCode is 1.
 func (e *ToolchainError) ExitCode() int { return 1 }
 
-// Toolchains runs each toolchain's version command (per target where it is
-// per-target) and returns the first line of its output.
+// Toolchains identifies each toolchain (per target where it is
+// per-target): the first line of its version command's output, and the
+// sha256 of the executable that command runs. The command's first word is
+// found on the PATH the steps get (the toolchains' own folders, then the
+// host's; a target's env may set another); the program found is run (under
+// the name written, which some programs print) and the file it is, links
+// followed, is hashed, so the version line and the digest describe the same
+// program.
 func Toolchains(ctx context.Context, c *config.Config) ([]lock.Toolchain, error) {
 	var out []lock.Toolchain
 	path := executor.SearchPath(c.ToolPath(), os.Getenv("PATH"))
@@ -412,44 +453,48 @@ func Toolchains(ctx context.Context, c *config.Config) ([]lock.Toolchain, error)
 			for i, a := range tc.Command {
 				argv[i] = executor.Expand(a, env)
 			}
-			argv[0] = inFolders(argv[0], c.ToolPath())
-			v, err := versionLine(ctx, argv, env)
+			found, real, err := resolveExecutable(argv[0], env["PATH"])
 			if err != nil {
 				return nil, &ToolchainError{Name: tc.Name, Target: t, Command: argv, Err: err}
 			}
-			out = append(out, lock.Toolchain{Name: tc.Name, Target: t, Version: v})
+			sha, _, err := checksum.File(real)
+			if err != nil {
+				return nil, &ToolchainError{Name: tc.Name, Target: t, Command: argv, Err: err}
+			}
+			v, err := versionLine(ctx, found, argv, env)
+			if err != nil {
+				return nil, &ToolchainError{Name: tc.Name, Target: t, Command: argv, Err: err}
+			}
+			out = append(out, lock.Toolchain{Name: tc.Name, Target: t, Version: v, SHA256: sha, Executable: real})
 		}
 	}
 	return out, nil
 }
 
-// inFolders returns the path of program name in the first of dirs that
-// holds it (name.exe on Windows), else name as it is, for exec to look up
-// on mkrelease's own PATH: exec looks a bare name up there, never on the
-// PATH of the command's environment.
-func inFolders(name string, dirs []string) string {
-	if name == "" || strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator) {
-		return name
+// resolveExecutable finds the program name on path as a step would
+// ([executor.LookPath]) and follows its symbolic links to the file itself
+// (real), the file a toolchain's digest is taken of.
+func resolveExecutable(name, path string) (found, real string, err error) {
+	if name == "" {
+		return "", "", errors.New("empty command")
 	}
-	names := []string{name}
-	if runtime.GOOS == "windows" {
-		names = append(names, name+".exe")
+	found = executor.LookPath(name, path)
+	if found == "" {
+		return "", "", fmt.Errorf("%s: no such program on the steps' PATH (the toolchains' folders in release.toml, then the host's PATH)", name)
 	}
-	for _, d := range dirs {
-		for _, n := range names {
-			if st, err := os.Stat(filepath.Join(d, n)); err == nil && st.Mode().IsRegular() {
-				return filepath.Join(d, n)
-			}
-		}
+	real, err = filepath.EvalSymlinks(found)
+	if err != nil {
+		return "", "", fmt.Errorf("%s: %w", found, err)
 	}
-	return name
+	return found, real, nil
 }
 
-func versionLine(ctx context.Context, argv []string, env map[string]string) (string, error) {
-	if argv[0] == "" {
-		return "", errors.New("empty command")
-	}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+// versionLine runs the program prog with argv (argv[0] as written in
+// release.toml, which some programs print or act on) and returns the first
+// line of its output (stdout, else stderr).
+func versionLine(ctx context.Context, prog string, argv []string, env map[string]string) (string, error) {
+	cmd := exec.CommandContext(ctx, prog, argv[1:]...)
+	cmd.Args[0] = argv[0]
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

@@ -187,9 +187,13 @@ func Action(r *release.Release, t config.Target, step config.Step, isolation str
 			inputs["source:"+o.Source] = o.Result // the last overlay's result wins
 		}
 	}
+	// A toolchain is its version line and the digest of its executable: a
+	// compiler swapped behind the same version line is not served the
+	// outputs of the one it replaced.
 	for _, tc := range r.Found.Toolchains {
 		if tc.Target == "" || tc.Target == t.Name {
 			inputs["toolchain:"+tc.Key()] = tc.Version
+			inputs["toolchain-sha256:"+tc.Key()] = tc.SHA256
 		}
 	}
 	var tools []string

@@ -262,8 +262,7 @@ func checkRelease(parts []*Part, opts CheckOptions, rep *finding.Report) {
 func toolchains(m *Manifest) string {
 	var out []string
 	for _, tc := range m.Toolchains {
-		k := lock.Toolchain{Name: tc.Name, Target: tc.Target, Version: tc.Version}.Key()
-		out = append(out, k+" "+tc.Version)
+		out = append(out, tc.Key()+" "+tc.Version+" (sha256 "+orNone(tc.SHA256)+")")
 	}
 	return strings.Join(out, ", ")
 }

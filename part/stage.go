@@ -94,9 +94,7 @@ func (s Stage) manifest(ctx context.Context, r *release.Release) (*Manifest, err
 	}
 	if r.Lock != nil {
 		m.Config.ReleaseLock = r.Lock.SHA256
-		for _, tc := range r.Lock.Toolchains {
-			m.Toolchains = append(m.Toolchains, dist.ManifestToolchain{Name: tc.Name, Target: tc.Target, Version: tc.Version})
-		}
+		m.Toolchains = append(m.Toolchains, r.Lock.Toolchains...)
 	}
 	for _, t := range r.Targets {
 		m.Targets = append(m.Targets, t.Name)

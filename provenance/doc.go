@@ -30,10 +30,16 @@
 //	     "builder": {"id": "…", "version": {"mkrelease": "…"}},
 //	     "metadata": {"invocationId", "startedOn", "finishedOn"}}}}
 //
-// Sources are described by git+URL@commit with a sha1 digest, an archive
-// sha256, or a local tree's dirHash ([DirHash] converts release.lock's h1:
-// hashes); overlays and dependency wheels by sha256 (wheels with their
-// URL); toolchains by name and version, without digest. The run metadata
+// Sources are described by their tree's dirHash ([DirHash] converts
+// release.lock's h1: hashes), with the git commit (gitCommit) or the
+// archive's sha256; overlays and dependency wheels by sha256 (wheels with
+// their URL); toolchains by name, with the sha256 of their executable as
+// digest and their version line as annotation. Every URI is absolute and
+// the same from any checkout of the project: git+URL@COMMIT, an archive's
+// URL, pkg:pypi/NAME@VERSION, urn:mkrelease:toolchain:NAME; a file or
+// folder of the project as package pin's Project.URI names it (the
+// project's repository and the path in it, else the project's
+// pkg:generic package URL with the path as subpath). The run metadata
 // differs from run to run, so a signed statement is not one of the
 // reproducible artifacts: it is checked by its signature and its sidecar.
 //

@@ -55,9 +55,7 @@ func BuildManifest(r *Release, f Facts) *dist.Manifest {
 		for _, o := range found.Overlays {
 			m.Overlays = append(m.Overlays, dist.ManifestOverlay{Name: o.Name, Source: o.Source, Kind: o.Kind, Path: o.Path, Digest: o.Digest, Result: o.Result})
 		}
-		for _, t := range found.Toolchains {
-			m.Toolchains = append(m.Toolchains, dist.ManifestToolchain{Name: t.Name, Target: t.Target, Version: t.Version})
-		}
+		m.Toolchains = append(m.Toolchains, found.Toolchains...)
 	}
 	for _, t := range r.Targets {
 		mt := dist.ManifestTarget{Name: t.Name, Env: t.Env, Outputs: []dist.ManifestArtifact{}, Wheels: []dist.ManifestArtifact{}}

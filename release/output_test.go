@@ -93,8 +93,9 @@ func twoTargetRelease(build ...string) *Release {
 				{Name: "arm-headers", Kind: "local", Location: "arm", Tree: "h1:arm"}},
 			Overlays: []lock.Overlay{{Name: "fix", Source: "core", Kind: "patch", Path: "fix.patch", Digest: "sha256:01", Result: "h1:core2"},
 				{Name: "arm-fix", Source: "arm-headers", Kind: "patch", Path: "arm.patch", Digest: "sha256:02", Result: "h1:arm2"}},
-			Toolchains: []lock.Toolchain{{Name: "go", Version: "go1.26"}, {Name: "cc", Target: "linux-x86_64", Version: "gcc 12"},
-				{Name: "cc", Target: "linux-aarch64", Version: "aarch64-linux-gnu-gcc 12"}},
+			Toolchains: []lock.Toolchain{{Name: "go", Version: "go1.26", SHA256: strings.Repeat("a", 64), Executable: "/usr/local/go/bin/go"},
+				{Name: "cc", Target: "linux-x86_64", Version: "gcc 12", SHA256: strings.Repeat("b", 64), Executable: "/usr/bin/x86_64-linux-gnu-gcc-12"},
+				{Name: "cc", Target: "linux-aarch64", Version: "aarch64-linux-gnu-gcc 12", SHA256: strings.Repeat("c", 64), Executable: "/usr/bin/aarch64-linux-gnu-gcc-12"}},
 		}}
 	for _, t := range targets {
 		if !slices.Contains(build, t.Name) {
@@ -168,6 +169,17 @@ func TestTargetManifest(t *testing.T) {
 				t.Errorf("targets = %+v, want [%+v]", m.Targets, want)
 			}
 		})
+	}
+	// Each toolchain is its version line and the digest of its executable,
+	// never the path it was found at on the machine that built.
+	m, err := json.Marshal(BuildManifest(twoTargetRelease("linux-x86_64"), Facts{}).Toolchains)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `[{"name":"go","version":"go1.26","sha256":"` + strings.Repeat("a", 64) + `"},` +
+		`{"name":"cc","target":"linux-x86_64","version":"gcc 12","sha256":"` + strings.Repeat("b", 64) + `"},` +
+		`{"name":"cc","target":"linux-aarch64","version":"aarch64-linux-gnu-gcc 12","sha256":"` + strings.Repeat("c", 64) + `"}]`; string(m) != want {
+		t.Errorf("manifest toolchains = %s\nwant %s", m, want)
 	}
 	// The release's own manifest still lists everything.
 	full := BuildManifest(twoTargetRelease("linux-x86_64", "linux-aarch64"), Facts{})

@@ -487,7 +487,7 @@ func (b *builder) source(field string, s Source) (common.ElementID, bool) {
 		PackageExternalReferences: []*v2_3.PackageExternalReference{treeRef(s.Tree, "golang.org/x/mod/sumdb/dirhash Hash1 of the pinned tree")},
 		PrimaryPackagePurpose:     "SOURCE",
 	}
-	if _, digest := kind.Resolved(s.Source); digest["sha256"] != "" {
+	if _, digest := kind.Resolved(s.Source, pin.Project{}); digest["sha256"] != "" {
 		p.PackageChecksums = []common.Checksum{{Algorithm: common.SHA256, Value: digest["sha256"]}}
 	}
 	b.addPackage(p)

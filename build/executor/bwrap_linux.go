@@ -1,7 +1,6 @@
 package executor
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -46,7 +45,7 @@ func toolRoots(tools []string, path string) []string {
 		out = append(out, dir)
 	}
 	for _, t := range tools {
-		found := lookPath(t, path)
+		found := LookPath(t, path)
 		if found == "" {
 			continue
 		}
@@ -57,27 +56,6 @@ func toolRoots(tools []string, path string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// lookPath finds the command name on path (a PATH list), or returns it as
-// it is when it names a file; "" when it is not found.
-func lookPath(name, path string) string {
-	if strings.Contains(name, "/") {
-		if abs, err := filepath.Abs(name); err == nil {
-			return abs
-		}
-		return ""
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" || !filepath.IsAbs(dir) {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			return p
-		}
-	}
-	return ""
 }
 
 // underAny reports whether p is one of dirs or inside one of them.

@@ -46,7 +46,8 @@ func SearchPath(dirs []string, path string) string {
 // Environment composes the environment of an action, with placeholders for
 // per-run paths. PATH comes from the host, after the toolchains' own
 // folders (ToolPath), so that the locked toolchains are found; it is not
-// part of the action key (see [KeyEnv]), the toolchain versions are.
+// part of the action key (see [KeyEnv]), the toolchains' identities (version
+// lines and executable digests) are.
 func Environment(o EnvOptions) map[string]string {
 	env := map[string]string{
 		"PATH":              os.Getenv("PATH"),
@@ -85,29 +86,29 @@ func Environment(o EnvOptions) map[string]string {
 			env[k] = v
 		}
 	}
-	// C compilers run by the step itself (make, cmake, ...): map the
-	// workspace to "." in debug info and __FILE__, and keep the command
-	// line (which holds that path) out of DW_AT_producer. cgo is different:
-	// with -trimpath the go command maps cgo paths itself, and CGO_CFLAGS
-	// enters Go's build IDs, so it must hold no per-run path at all.
+	// C compilers run by the step itself (make, cmake, ...) get the
+	// path-mapping flags alone, appended to the CFLAGS and CXXFLAGS of
+	// release.toml (the target's, or the step's), never replacing them and
+	// adding no optimisation or debug flag of mkrelease's own: the
+	// workspace becomes "." in debug info and __FILE__, and the command
+	// line (which holds that path) stays out of DW_AT_producer. The
+	// variables are set even when release.toml gives none, since a build
+	// whose objects hold the build folder is not reproducible; a Makefile's
+	// `CFLAGS ?= -O2` default is then not used (README: set the flags in
+	// release.toml). cgo is different: with -trimpath the go command maps
+	// cgo paths itself, and CGO_CFLAGS enters Go's build IDs, so it must
+	// hold no per-run path at all: it is left to release.toml.
 	prefixMap := "-ffile-prefix-map=" + WorkspacePlaceholder + "=."
 	for _, u := range o.Uses {
 		env[SourceEnv(u)] = SourcePlaceholder(u)
 		prefixMap += " -ffile-prefix-map=" + SourcePlaceholder(u) + "=" + u
 	}
 	prefixMap += " -gno-record-gcc-switches"
-	for _, k := range []string{"CFLAGS", "CXXFLAGS"} {
-		v := "-O2 -g"
-		if x, ok := o.Extra[k]; ok {
-			v = x
-		}
-		env[k] = strings.TrimSpace(v + " " + prefixMap)
-	}
 	for k, v := range o.Extra {
-		if k == "CFLAGS" || k == "CXXFLAGS" {
-			continue
-		}
 		env[k] = v
+	}
+	for _, k := range []string{"CFLAGS", "CXXFLAGS"} {
+		env[k] = strings.TrimSpace(o.Extra[k] + " " + prefixMap)
 	}
 	ref := make(map[string]string, len(env))
 	for k, v := range env {

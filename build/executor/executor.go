@@ -8,7 +8,8 @@
 // stamps (GOFLAGS=-trimpath -buildvcs=false -mod=readonly, GOPROXY=off,
 // GOTOOLCHAIN=local, GOENV=off, GOWORK=off, GOTELEMETRY=off), and prefix
 // maps that turn the workspace path into "." in C compilers' output
-// (CFLAGS, CXXFLAGS, with -gno-record-gcc-switches; cgo gets no per-run
+// (-ffile-prefix-map and -gno-record-gcc-switches appended to the CFLAGS
+// and CXXFLAGS release.toml gives, and no other flag; cgo gets no per-run
 // path at all, -trimpath maps its paths). It runs with umask 022, in
 // its own process group (killed as a whole on cancel or timeout).
 //
@@ -76,13 +77,14 @@ type Action struct {
 	// Outputs are the files the action must write below $MKRELEASE_OUT.
 	Outputs []string
 	// Inputs are the digests of everything else the action depends on
-	// (source tree hash, toolchain versions, ...), by name.
+	// (source tree hash, toolchain versions and executable digests, ...), by
+	// name.
 	Inputs map[string]string
 	// Timeout bounds the run (0: 30 minutes).
 	Timeout time.Duration
 	// Tools are the commands of the locked toolchains (names looked up on
 	// the action's PATH, or paths): the sandbox shows their installation
-	// folders read-only. They are not part of the key (their versions are,
+	// folders read-only. They are not part of the key (their identities are,
 	// through Inputs).
 	Tools []string
 	// Caches are persistent folders the action may write (a GOCACHE), bound

@@ -11,8 +11,10 @@
 // overlay it holds the sha256 of the patch file (or the h1: of an overlay
 // tree, with its files) and the h1: of the source tree after applying it
 // and every overlay before it. For every toolchain it holds the first line
-// of the toolchain's version output, per target where the toolchain is
-// per-target.
+// of the toolchain's version output and the sha256 of the executable its
+// command runs (found on the steps' PATH, links followed), per target where
+// the toolchain is per-target. A lock written before the digest was
+// recorded reads, and drifts: `mkrelease lock` records it.
 //
 // The archive size (`size`, in bytes) came with format version 1 as an
 // optional field: a lock written before it reads the same, and a download
@@ -79,20 +81,8 @@ type Overlay struct {
 }
 
 // Toolchain is the locked identity of one toolchain (for one target, when
-// Target is set).
-type Toolchain struct {
-	Name    string `toml:"name"`
-	Target  string `toml:"target,omitempty"`
-	Version string `toml:"version"`
-}
-
-// Key names the toolchain entry in messages: "cc [linux-aarch64]".
-func (t Toolchain) Key() string {
-	if t.Target == "" {
-		return t.Name
-	}
-	return t.Name + " [" + t.Target + "]"
-}
+// Target is set): its version line and the sha256 of its executable.
+type Toolchain = pin.Toolchain
 
 // Error is a lock file that cannot be read. It maps to exit status 2.
 type Error struct {

@@ -12,8 +12,10 @@ func sample() *Lock {
 	return &Lock{
 		Sources: []Source{{Name: "vexl", Kind: "local", Location: "backend/src", Tree: "h1:abc=",
 			Files: []string{strings.Repeat("a", 64) + "  go.mod", strings.Repeat("b", 64) + "  main.go"}}},
-		Overlays:   []Overlay{{Name: "fix", Source: "vexl", Kind: "patch", Path: "p/0001.patch", Digest: "sha256:" + strings.Repeat("c", 64), Result: "h1:def="}},
-		Toolchains: []Toolchain{{Name: "go", Version: "go version go1.26.8 linux/amd64"}, {Name: "cc", Target: "linux-aarch64", Version: "aarch64-linux-gnu-gcc (Debian 12.2.0-14) 12.2.0"}},
+		Overlays: []Overlay{{Name: "fix", Source: "vexl", Kind: "patch", Path: "p/0001.patch", Digest: "sha256:" + strings.Repeat("c", 64), Result: "h1:def="}},
+		Toolchains: []Toolchain{{Name: "go", Version: "go version go1.26.8 linux/amd64", SHA256: strings.Repeat("d", 64)},
+			{Name: "cc", Target: "linux-aarch64", Version: "aarch64-linux-gnu-gcc (Debian 12.2.0-14) 12.2.0", SHA256: strings.Repeat("e", 64),
+				Executable: "/usr/bin/aarch64-linux-gnu-gcc-12"}},
 	}
 }
 
@@ -29,6 +31,15 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	}
 	if l.Sources[0].Files[1] != sample().Sources[0].Files[1] || l.Toolchains[1].Target != "linux-aarch64" || l.Version != FormatVersion {
 		t.Errorf("read back %+v", l)
+	}
+	// A toolchain is its version line and the digest of its executable;
+	// where the executable lies on the machine that locked is not written.
+	want := "[[toolchain]]\nname = 'cc'\ntarget = 'linux-aarch64'\nversion = 'aarch64-linux-gnu-gcc (Debian 12.2.0-14) 12.2.0'\nsha256 = '" + strings.Repeat("e", 64) + "'\n"
+	if !strings.Contains(string(first), want) || strings.Contains(string(first), "/usr/bin") {
+		t.Errorf("the lock does not record the toolchain as\n%s\nit has:\n%s", want, first)
+	}
+	if got := l.Toolchains[1]; got.SHA256 != strings.Repeat("e", 64) || got.Executable != "" {
+		t.Errorf("toolchain read back as %+v", got)
 	}
 	if err := l.Write(path); err != nil {
 		t.Fatal(err)

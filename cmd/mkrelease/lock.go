@@ -163,9 +163,10 @@ func lockChanges(old, cur *lock.Lock) []string {
 	for _, t := range cur.Toolchains {
 		switch lt, ok := old.Toolchain(t.Name, t.Target); {
 		case !ok:
-			changes = append(changes, fmt.Sprintf("toolchain %s: added (%s)", t.Key(), t.Version))
-		case lt.Version != t.Version:
-			changes = append(changes, fmt.Sprintf("toolchain %s: %s -> %s", t.Key(), lt.Version, t.Version))
+			changes = append(changes, fmt.Sprintf("toolchain %s: added (%s, sha256 %s)", t.Key(), t.Version, t.SHA256))
+		case lt.Version != t.Version || lt.SHA256 != t.SHA256:
+			changes = append(changes, "toolchain "+t.Key()+": "+fieldChanges(
+				[3]string{"version", lt.Version, t.Version}, [3]string{"sha256", lt.SHA256, t.SHA256}))
 		}
 	}
 	for _, t := range old.Toolchains {

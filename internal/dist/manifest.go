@@ -74,12 +74,9 @@ type ManifestBuild struct {
 	Isolation string `json:"isolation"`
 }
 
-// ManifestToolchain is a toolchain identity.
-type ManifestToolchain struct {
-	Name    string `json:"name"`
-	Target  string `json:"target,omitempty"`
-	Version string `json:"version"`
-}
+// ManifestToolchain is a toolchain identity, release.lock's entry: its
+// name, target, version line and the sha256 of its executable.
+type ManifestToolchain = pin.Toolchain
 
 // ManifestTarget lists a target's declared environment, its build outputs
 // and its wheels.

@@ -2,7 +2,10 @@
 // release.lock, manifest.json, the SBOM and the provenance share ([Source]),
 // and the kinds of source ([Kind]: local, git, archive), each of which says
 // what pins it, how the SBOM names its version and download location, and
-// how the provenance records it as a resolved dependency.
+// how the provenance records it as a resolved dependency. It also holds
+// the one description of a locked toolchain ([Toolchain]: its version line
+// and the digest of its executable) that release.lock, manifest.json,
+// part.json and the provenance share.
 //
 // Materialising a source (writing its tree) is not here: package
 // build/source does it, one function per kind name.
@@ -70,8 +73,10 @@ type Kind interface {
 	// Resolved is the source as an SLSA resolvedDependency: its URI and
 	// the digests that pin it beside the tree hash. A "sha256" digest is
 	// that of the file the source is unpacked from, which the SBOM also
-	// records as the package's checksum.
-	Resolved(s Source) (uri string, digest map[string]string)
+	// records as the package's checksum. The URI is absolute and the same
+	// from any checkout: a URL as release.toml gives it, and a path of
+	// the project as p names it ([Project.URI]).
+	Resolved(s Source, p Project) (uri string, digest map[string]string)
 	// Download is the SPDX download location (SPDX 2.3 §7.7) and
 	// sourceInfo text of the source, or a message saying why its location
 	// cannot go into an SBOM.
@@ -125,8 +130,8 @@ func (local) Check(Source) (string, string) { return "", "" }
 
 func (local) Version(s Source) string { return s.Tree }
 
-func (local) Resolved(s Source) (string, map[string]string) {
-	return "file:" + s.Location, nil
+func (local) Resolved(s Source, p Project) (string, map[string]string) {
+	return p.URI(s.Location), nil
 }
 
 func (local) Download(s Source) (loc, info, msg string) {
@@ -150,8 +155,14 @@ func (git) Check(s Source) (string, string) {
 
 func (git) Version(s Source) string { return s.Commit }
 
-func (git) Resolved(s Source) (string, map[string]string) {
-	return "git+" + s.Location + "@" + s.Commit, map[string]string{"gitCommit": s.Commit}
+func (git) Resolved(s Source, p Project) (string, map[string]string) {
+	digest := map[string]string{"gitCommit": s.Commit}
+	if !isURL(s.Location) {
+		// A repository kept in the project: its commit is a digest, not
+		// a revision of the project's repository the URI would name.
+		return p.URI(s.Location), digest
+	}
+	return gitURI(s.Location, s.Commit), digest
 }
 
 func (git) Download(s Source) (loc, info, msg string) { return gitLocation(s) }
@@ -170,8 +181,12 @@ func (archive) Check(s Source) (string, string) {
 
 func (archive) Version(s Source) string { return s.Tree }
 
-func (archive) Resolved(s Source) (string, map[string]string) {
-	return s.Location, map[string]string{"sha256": s.SHA256}
+func (archive) Resolved(s Source, p Project) (string, map[string]string) {
+	digest := map[string]string{"sha256": s.SHA256}
+	if !isURL(s.Location) {
+		return p.URI(s.Location), digest
+	}
+	return s.Location, digest
 }
 
 func (archive) Download(s Source) (loc, info, msg string) { return archiveLocation(s) }

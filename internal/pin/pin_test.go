@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -32,23 +33,81 @@ func TestLookup(t *testing.T) {
 }
 
 func TestResolved(t *testing.T) {
+	repo := Project{Repository: "https://github.com/vexl-dev/release", Dir: "packaging", Name: "vexl", Version: "0.3.0"}
+	bare := Project{Name: "vexl", Version: "0.3.0+local.1"}
 	for _, tc := range []struct {
-		kind   Kind
-		src    Source
-		uri    string
-		digest map[string]string
+		kind    Kind
+		src     Source
+		project Project
+		uri     string
+		digest  map[string]string
 	}{
-		{Local, Source{Location: "backend/src"}, "file:backend/src", nil},
-		{Git, Source{Location: "https://github.com/vexl-dev/vexl.git", Commit: commit},
+		// A folder of the project: its repository when known, else the
+		// project's package URL; never a path of the build machine.
+		{Local, Source{Location: "backend/src"}, repo, "git+https://github.com/vexl-dev/release#packaging/backend/src", nil},
+		{Local, Source{Location: "backend/src"}, Project{Repository: "git+https://github.com/vexl-dev/release", Name: "vexl", Version: "1"},
+			"git+https://github.com/vexl-dev/release#backend/src", nil},
+		{Local, Source{Location: "backend/src"}, bare, "pkg:generic/vexl@0.3.0+local.1#backend/src", nil},
+		{Local, Source{Location: "back end/src"}, bare, "pkg:generic/vexl@0.3.0+local.1#back%20end/src", nil},
+		// A repository by URL: git+URL@COMMIT, "git+" not doubled, scp-like
+		// spelt as ssh; file:// is the one machine path, as release.toml
+		// pins it.
+		{Git, Source{Location: "https://github.com/vexl-dev/vexl.git", Commit: commit}, repo,
 			"git+https://github.com/vexl-dev/vexl.git@" + commit, map[string]string{"gitCommit": commit}},
-		{Archive, Source{Location: "https://example.org/vexl-1.0.tar.gz", SHA256: sha},
+		{Git, Source{Location: "git+https://github.com/vexl-dev/vexl.git", Commit: commit}, repo,
+			"git+https://github.com/vexl-dev/vexl.git@" + commit, map[string]string{"gitCommit": commit}},
+		{Git, Source{Location: "git@github.com:vexl-dev/vexl.git", Commit: commit}, repo,
+			"git+ssh://git@github.com/vexl-dev/vexl.git@" + commit, map[string]string{"gitCommit": commit}},
+		{Git, Source{Location: "file:///srv/git/vexl.git", Commit: commit}, bare,
+			"git+file:///srv/git/vexl.git@" + commit, map[string]string{"gitCommit": commit}},
+		// A repository kept in the project: named as a project folder, its
+		// commit a digest.
+		{Git, Source{Location: "third_party/vexl.git", Commit: commit}, repo,
+			"git+https://github.com/vexl-dev/release#packaging/third_party/vexl.git", map[string]string{"gitCommit": commit}},
+		{Git, Source{Location: "third_party/vexl.git", Commit: commit}, bare,
+			"pkg:generic/vexl@0.3.0+local.1#third_party/vexl.git", map[string]string{"gitCommit": commit}},
+		// An archive: its URL, or as a project file.
+		{Archive, Source{Location: "https://example.org/vexl-1.0.tar.gz", SHA256: sha}, repo,
 			"https://example.org/vexl-1.0.tar.gz", map[string]string{"sha256": sha}},
-		{Archive, Source{Location: "third_party/vexl-1.0.tar.gz", SHA256: sha},
-			"third_party/vexl-1.0.tar.gz", map[string]string{"sha256": sha}},
+		{Archive, Source{Location: "third_party/vexl-1.0.tar.gz", SHA256: sha}, repo,
+			"git+https://github.com/vexl-dev/release#packaging/third_party/vexl-1.0.tar.gz", map[string]string{"sha256": sha}},
+		{Archive, Source{Location: "third_party/vexl-1.0.tar.gz", SHA256: sha}, bare,
+			"pkg:generic/vexl@0.3.0+local.1#third_party/vexl-1.0.tar.gz", map[string]string{"sha256": sha}},
 	} {
-		uri, digest := tc.kind.Resolved(tc.src)
+		uri, digest := tc.kind.Resolved(tc.src, tc.project)
 		if uri != tc.uri || !maps.Equal(digest, tc.digest) {
-			t.Errorf("%s.Resolved(%q) = %q, %v; want %q, %v", tc.kind.Name(), tc.src.Location, uri, digest, tc.uri, tc.digest)
+			t.Errorf("%s.Resolved(%q, %+v) = %q, %v; want %q, %v", tc.kind.Name(), tc.src.Location, tc.project, uri, digest, tc.uri, tc.digest)
+		}
+		if u, err := url.Parse(uri); err != nil || !u.IsAbs() {
+			t.Errorf("%s.Resolved(%q) = %q: not an absolute URI (%v)", tc.kind.Name(), tc.src.Location, uri, err)
+		}
+	}
+}
+
+func TestSameRepository(t *testing.T) {
+	const canonical = "https://github.com/vexl-dev/vexl"
+	for _, tc := range []struct {
+		remote string
+		same   bool
+	}{
+		{"https://github.com/vexl-dev/vexl", true},
+		{"https://github.com/vexl-dev/vexl.git", true},
+		{"https://github.com/vexl-dev/vexl/", true},
+		{"http://GitHub.com/vexl-dev/vexl", true},
+		{"ssh://git@github.com:22/vexl-dev/vexl.git", true},
+		{"git+ssh://git@github.com/vexl-dev/vexl.git", true},
+		{"git@github.com:vexl-dev/vexl.git", true},
+		{"git://github.com/vexl-dev/vexl", true},
+		{"https://github.com/vexl-dev/vexl-fork", false},
+		{"https://github.com/vexl-dev/vexl/tree/main/backend", false},
+		{"https://gitlab.com/vexl-dev/vexl", false},
+		{"file:///srv/git/vexl", false},
+		{"/srv/git/vexl", false},
+		{"../vexl", false},
+		{"", false},
+	} {
+		if got := SameRepository(canonical, tc.remote); got != tc.same {
+			t.Errorf("SameRepository(%q, %q) = %v, want %v", canonical, tc.remote, got, tc.same)
 		}
 	}
 }

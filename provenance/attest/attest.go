@@ -21,8 +21,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/executor"
-	"github.com/mkrelease/mkrelease/build/lock"
+	"github.com/mkrelease/mkrelease/build/source"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
@@ -63,7 +64,7 @@ func (s Stage) Skip(r *release.Release) (string, bool) {
 
 // Run states, signs and writes.
 func (s Stage) Run(ctx context.Context, r *release.Release) error {
-	p := s.Provenance(r, s.Started, time.Now())
+	p := s.Provenance(r, ProjectOf(ctx, r.Config), s.Started, time.Now())
 	statement, err := p.Statement()
 	if err != nil {
 		return fmt.Errorf("provenance: %w", err)
@@ -99,9 +100,19 @@ func (s Stage) getenv(k string) string {
 	return s.Getenv(k)
 }
 
+// ProjectOf names the project of c for the URIs of its own files: its git
+// repository, when the project folder is a work tree of a repository that
+// [project] urls names ([source.Repository]), else its name and version.
+func ProjectOf(ctx context.Context, c *config.Config) pin.Project {
+	p := pin.Project{Name: c.Project.NormalizedName, Version: c.Project.Version}
+	p.Repository, p.Dir = source.Repository(ctx, c.Dir, c.Project.URLs)
+	return p
+}
+
 // Provenance describes r: subjects, parameters, materials (those of
-// r.Manifest and s.Materials), byproducts, builder.
-func (s Stage) Provenance(r *release.Release, started, finished time.Time) provenance.Provenance {
+// r.Manifest, their project files named as project names them, and
+// s.Materials), byproducts, builder.
+func (s Stage) Provenance(r *release.Release, project pin.Project, started, finished time.Time) provenance.Provenance {
 	getenv := s.getenv
 	c := r.Config
 	p := provenance.Provenance{
@@ -124,7 +135,7 @@ func (s Stage) Provenance(r *release.Release, started, finished time.Time) prove
 		p.Subjects = append(p.Subjects, provenance.Subject{Name: a.Path, SHA256: a.SHA256})
 	}
 	if m := r.Manifest; m != nil {
-		p.ResolvedDependencies = append(p.ResolvedDependencies, Materials(m)...)
+		p.ResolvedDependencies = append(p.ResolvedDependencies, Materials(m, project)...)
 	}
 	p.ResolvedDependencies = append(p.ResolvedDependencies, s.Materials...)
 	p.Byproducts = append(p.Byproducts, s.Byproducts...)
@@ -133,8 +144,12 @@ func (s Stage) Provenance(r *release.Release, started, finished time.Time) prove
 
 // Materials are the inputs manifest.json records, as the provenance's
 // resolved dependencies, in this order: the pinned sources, the overlays,
-// each target's dependency wheels, the toolchains.
-func Materials(m *dist.Manifest) []provenance.Dependency {
+// each target's dependency wheels, the toolchains. Every URI is absolute
+// and independent of the folder the project is in: a source's URL as
+// release.toml gives it (git+URL@COMMIT, an archive's URL), and a file or
+// folder of the project (a local source, an overlay, a repository or
+// archive kept in the project) as project names it ([pin.Project.URI]).
+func Materials(m *dist.Manifest, project pin.Project) []provenance.Dependency {
 	var out []provenance.Dependency
 	for _, src := range m.Sources {
 		d := provenance.Dependency{Name: "source:" + src.Name, Digest: map[string]string{}}
@@ -143,15 +158,15 @@ func Materials(m *dist.Manifest) []provenance.Dependency {
 		}
 		kind, ok := pin.Lookup(src.Kind)
 		if !ok {
-			kind = pin.Local // a kind this mkrelease does not know: its location, as a file
+			kind = pin.Local // a kind this mkrelease does not know: its location, as a project path
 		}
 		var digest map[string]string
-		d.URI, digest = kind.Resolved(src)
+		d.URI, digest = kind.Resolved(src, project)
 		maps.Copy(d.Digest, digest)
 		out = append(out, d)
 	}
 	for _, o := range m.Overlays {
-		d := provenance.Dependency{Name: "overlay:" + o.Name, URI: "file:" + o.Path, Digest: map[string]string{},
+		d := provenance.Dependency{Name: "overlay:" + o.Name, URI: project.URI(o.Path), Digest: map[string]string{},
 			Annotations: map[string]any{"source": o.Source, "result": o.Result}}
 		if sha, ok := strings.CutPrefix(o.Digest, "sha256:"); ok {
 			d.Digest["sha256"] = sha
@@ -172,8 +187,11 @@ func Materials(m *dist.Manifest) []provenance.Dependency {
 		if tc.Target != "" {
 			uri += ":" + url.PathEscape(tc.Target)
 		}
-		key := lock.Toolchain{Name: tc.Name, Target: tc.Target, Version: tc.Version}.Key()
-		out = append(out, provenance.Dependency{Name: "toolchain:" + key, URI: uri, Annotations: map[string]any{"version": tc.Version}})
+		d := provenance.Dependency{Name: "toolchain:" + tc.Key(), URI: uri, Annotations: map[string]any{"version": tc.Version}}
+		if tc.SHA256 != "" {
+			d.Digest = map[string]string{"sha256": tc.SHA256}
+		}
+		out = append(out, d)
 	}
 	return out
 }
