@@ -32,6 +32,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/report"
 )
 
@@ -97,18 +98,18 @@ func run(o options, w, logw io.Writer) (int, error) {
 	if b, err := exec.Command("go", "build", "-o", bin, "./cmd/mkrelease").CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("go build: %v\n%s", err, b)
 	}
-	if _, err := os.Stat(filepath.Join(o.dist, "artifacts.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(o.dist, dist.ArtifactsFile)); err != nil {
 		return 0, fmt.Errorf("%s is not a built release (%v): run `mkrelease build` first", o.dist, err)
 	}
-	dist := filepath.Join(out, "dist")
-	if b, err := exec.Command("cp", "-a", o.dist, dist).CombinedOutput(); err != nil {
+	work := filepath.Join(out, "dist")
+	if b, err := exec.Command("cp", "-a", o.dist, work).CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("copying %s: %v\n%s", o.dist, err, b)
 	}
 	var results []result
 	for i := 1; i <= o.runs; i++ {
 		r := result{Run: i, Load: loadavg()}
 		fmt.Fprintf(logw, "noisebench: run %d of %d (load average %s)\n", i, o.runs, r.Load)
-		cmd := exec.Command(bin, "evidence", "run", "--dist", dist, "--target", o.target, "--lane", o.lane)
+		cmd := exec.Command(bin, "evidence", "run", "--dist", work, "--target", o.target, "--lane", o.lane)
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
 		start := time.Now()
@@ -123,7 +124,7 @@ func run(o options, w, logw io.Writer) (int, error) {
 			// Exit 1: a workload had no usable measurement; the
 			// evidence is written and the report shows why.
 		}
-		rep, err := readReport(bin, dist)
+		rep, err := readReport(bin, work)
 		if err != nil {
 			return 0, err
 		}
