@@ -89,12 +89,14 @@ REPEAT = 5
 # A timing is as many back-to-back calls as make at least this much CPU
 # time (one call when a call is longer). With one call per timing, a
 # candidate step of 5 ms made a round of 60 ms and a whole worker of 0.3 s:
-# a slowdown of the machine (a busy sibling hyperthread, the host) lasting
-# half a second then covered every timing of most steps, and the fused
-# workers' robust CVs reached 10-36 % on this 2-core VM while the
-# reference workers, whose calls last 50-300 ms, stayed below 5 %. Timings
-# of at least 0.1 s make every worker's rounds span seconds: the same 11
-# workloads, 44 workers, on a loaded VM, worst robust CV 9.4 % -> 3.1 %.
+# a slowdown of the machine (the host; a call's CPU time swings 1.0-2.5x
+# over tenths of a second to seconds on the 2-core VM) then covered every
+# timing of most steps. Timings of at least 0.1 s spread each step's
+# timings over 6-10 s. The 11 workloads x 4 workers, both designs in turn
+# per workload in one period on a loaded VM: one call per timing median
+# robust CV 1.8 %, p90 8.0 %, worst 29.2 %; 0.1 s timings 1.6 %, 5.0 %,
+# 12.0 % (0.05 s timings in 9 rounds, the same time: p90 7.6 %, worst
+# 21.9 %). The lane takes about twice as long.
 MIN_TIMING_SECONDS = 0.1
 
 # Untimed warm-up before ready (seconds of wall time, at least one run).
