@@ -36,7 +36,7 @@
 // their URL); toolchains by name, with the sha256 of their executable as
 // digest and their version line as annotation. Every URI is absolute and
 // the same from any checkout of the project: git+URL@COMMIT, an archive's
-// URL, pkg:pypi/NAME@VERSION, urn:mkrelease:toolchain:NAME; a file or
+// URL, pkg:pypi/NAME@VERSION?file_name=WHEEL (the SBOM's purl), urn:mkrelease:toolchain:NAME; a file or
 // folder of the project as package pin's Project.URI names it (the
 // project's repository and the path in it, else the project's
 // pkg:generic package URL with the path as subpath). The run metadata

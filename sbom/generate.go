@@ -395,7 +395,7 @@ func (b *builder) wheel(field, kind, target string, p Package, defLicense, defSu
 		PackageExternalReferences: []*v2_3.PackageExternalReference{{
 			Category: common.CategoryPackageManager,
 			RefType:  common.TypePackageManagerPURL,
-			Locator:  wheelPURL(name, p.Version, p.FileName),
+			Locator:  WheelPURL(name, p.Version, p.FileName),
 		}},
 	})
 	return id, true

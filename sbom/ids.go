@@ -87,12 +87,13 @@ func purlEncode(s string) string {
 	return b.String()
 }
 
-// wheelPURL is the purl of one wheel file (purl-spec, type pypi):
+// WheelPURL is the purl of one wheel file (purl-spec, type pypi):
 // pkg:pypi/NAME@VERSION?file_name=FILE, NAME PEP 503-normalised, VERSION
 // and FILE percent-encoded. The file_name qualifier selects that
 // distribution file, so the wheels of one version (one per platform or
-// Python) each have their own purl.
-func wheelPURL(name, version, file string) string {
+// Python) each have their own purl. The SBOM and the provenance both name
+// dependency wheels by it.
+func WheelPURL(name, version, file string) string {
 	return "pkg:pypi/" + purlEncode(pyname.Normalize(name)) + "@" + purlEncode(version) + "?file_name=" + purlEncode(file)
 }
 

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -30,6 +31,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/pin"
 	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/release"
+	"github.com/mkrelease/mkrelease/sbom"
 )
 
 // Stage signs the provenance with Signer; without one it is skipped.
@@ -178,7 +180,7 @@ func Materials(m *dist.Manifest, project pin.Project) []provenance.Dependency {
 	for _, t := range m.Targets {
 		for _, w := range t.Dependencies {
 			name, version, _ := strings.Cut(w.Name, "==")
-			out = append(out, provenance.Dependency{Name: w.Path, URI: "pkg:pypi/" + name + "@" + version,
+			out = append(out, provenance.Dependency{Name: w.Path, URI: sbom.WheelPURL(name, version, path.Base(w.Path)),
 				Digest: map[string]string{"sha256": w.SHA256}, DownloadLocation: w.URL, Annotations: map[string]any{"target": t.Name}})
 		}
 	}

@@ -82,6 +82,9 @@ func TestProvenanceIsPathIndependent(t *testing.T) {
 			{Name: "fetched", Kind: "archive", Location: "https://example.org/f-2.0.tar.gz", SHA256: sha, Tree: "h1:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="},
 		},
 		Overlays: []dist.ManifestOverlay{{Name: "fix", Source: "core", Kind: "patch", Path: "backend/overlays/0001-fix.patch", Digest: "sha256:" + sha, Result: "h1:x"}},
+		Targets: []dist.ManifestTarget{
+			{Name: "linux-x86_64", Dependencies: []dist.ManifestArtifact{{Path: "dependencies/Typing_Extensions-4.12.2+local-py3-none-any.whl", Name: "Typing_Extensions==4.12.2+local", SHA256: sha, Size: 1}}},
+		},
 	}
 	// checkout makes a copy of the project in its own folder, at
 	// packaging/ of a work tree whose remote is remote ("": not a work
@@ -139,6 +142,9 @@ func TestProvenanceIsPathIndependent(t *testing.T) {
 				for dep, want := range map[string]string{
 					"source:core": tc.local, "source:up": "git+https://github.com/upstream/up.git@" + commit,
 					"source:vendored": tc.vendored, "source:fetched": "https://example.org/f-2.0.tar.gz", "overlay:fix": tc.fix,
+					// A dependency wheel by the purl the SBOM gives it: the
+					// file_name qualifier tells the wheels of one version apart.
+					"dependencies/Typing_Extensions-4.12.2+local-py3-none-any.whl": "pkg:pypi/typing-extensions@4.12.2%2Blocal?file_name=Typing_Extensions-4.12.2%2Blocal-py3-none-any.whl",
 				} {
 					if uris[dep] != want {
 						t.Errorf("%s: URI %q, want %q", dep, uris[dep], want)
