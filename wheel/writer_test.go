@@ -235,18 +235,7 @@ func TestWriteZipVersions(t *testing.T) {
 	if methods[zip.Store] == 0 || methods[zip.Deflate] == 0 {
 		t.Errorf("members by method %v: the sample has no stored or no deflated member, so a rule goes unchecked", methods)
 	}
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3")
-	}
-	out, err := exec.Command(py, "-c", `import sys, zipfile
-for i in zipfile.ZipFile(sys.argv[1]).infolist(): print(i.filename, i.create_system, i.create_version, i.extract_version)`, r.Path).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.TrimSpace(string(out)); got != strings.Join(lines, "\n") {
-		t.Errorf("python zipfile reads:\n%s\nwant:\n%s", got, strings.Join(lines, "\n"))
-	}
+	pythonReadsVersions(t, r.Path, lines)
 }
 
 // localVersion reads "version needed to extract" from the local header of
@@ -324,18 +313,7 @@ func TestWriteZip64Versions(t *testing.T) {
 	if !sawBig {
 		t.Fatal("the wheel has no demo_pkg/zeros.bin")
 	}
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3")
-	}
-	out, err := exec.Command(py, "-c", `import sys, zipfile
-for i in zipfile.ZipFile(sys.argv[1]).infolist(): print(i.filename, i.create_system, i.create_version, i.extract_version)`, r.Path).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.TrimSpace(string(out)); got != strings.Join(lines, "\n") {
-		t.Errorf("python zipfile reads:\n%s\nwant:\n%s", got, strings.Join(lines, "\n"))
-	}
+	pythonReadsVersions(t, r.Path, lines)
 }
 
 func TestSetVersions(t *testing.T) {
@@ -361,5 +339,24 @@ func TestSetVersions(t *testing.T) {
 		if h.ReaderVersion != tt.needed || h.CreatorVersion != tt.made {
 			t.Errorf("method %d, sizes %d/%d at %d: needed %d, made by %#04x; want %d, %#04x", tt.method, tt.csize, tt.usize, tt.offset, h.ReaderVersion, h.CreatorVersion, tt.needed, tt.made)
 		}
+	}
+}
+
+// pythonReadsVersions checks that Python's zipfile reads the members of
+// the wheel at path as lines says: "NAME CREATE_SYSTEM CREATE_VERSION
+// EXTRACT_VERSION", one per member in order.
+func pythonReadsVersions(t *testing.T, path string, lines []string) {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	out, err := exec.Command(py, "-c", `import sys, zipfile
+for i in zipfile.ZipFile(sys.argv[1]).infolist(): print(i.filename, i.create_system, i.create_version, i.extract_version)`, path).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(out)); got != strings.Join(lines, "\n") {
+		t.Errorf("python zipfile reads:\n%s\nwant:\n%s", got, strings.Join(lines, "\n"))
 	}
 }
