@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	"github.com/mkrelease/mkrelease/build/config"
@@ -44,7 +45,27 @@ func (f *Factory) signer(ctx context.Context, cfg *config.Config, flagKey string
 	} else {
 		log.Warn("signing with the LOCAL DEVELOPMENT key, not a release key", "public", filepath.Join(rel, "dev.pub"))
 	}
+	if gitWouldTrack(ctx, cfg.Dir, filepath.Join(devKeyDir, "dev.key")) {
+		log.Warn("the development key's folder is inside a git work tree that does not ignore it: a `git add .` would commit the private key; add /"+devKeyDir+"/ (and the output folder, /dist/) to .gitignore",
+			"key", filepath.Join(rel, "dev.key"))
+	}
 	return s, nil
+}
+
+// gitWouldTrack reports whether rel (relative to dir) lies in a git work
+// tree that does not ignore it, as `git check-ignore` decides: false
+// outside a work tree, when git is not installed, or when git cannot say.
+func gitWouldTrack(ctx context.Context, dir, rel string) bool {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return false
+	}
+	cmd := exec.CommandContext(ctx, git, "-C", dir, "check-ignore", "-q", "--", filepath.ToSlash(rel))
+	err = cmd.Run()
+	var exit *exec.ExitError
+	// check-ignore exits 0 for an ignored path, 1 for one that is not, and
+	// 128 outside a work tree.
+	return errors.As(err, &exit) && exit.ExitCode() == 1
 }
 
 // trustedKeys loads the public keys an audit trusts: each --key, and the
