@@ -216,7 +216,8 @@ func printRefusal(w io.Writer, err error) {
 
 // evidenceHint says, when the policies refused a release only because
 // some of its targets have no evidence, that the others can be published
-// now with --target; "" otherwise.
+// now with --target, or, when no target has any, how to gather it; ""
+// otherwise.
 func evidenceHint(res *publish.Result, err error) string {
 	var pr *policies.RefusedError
 	if res == nil || !errors.As(err, &pr) || len(pr.Denials) == 0 {
@@ -234,7 +235,7 @@ func evidenceHint(res *publish.Result, err error) string {
 		}
 	}
 	if len(with) == 0 {
-		return ""
+		return "mkrelease: hint: only evidence is missing, for every target; gather it with `mkrelease evidence run` (the targets this machine can run), or make it on a machine of the target's platform and bring it here with `mkrelease evidence import FILE`, then publish again"
 	}
 	return "mkrelease: hint: only evidence is missing; publish the targets that have it now with `mkrelease publish " + strings.Join(with, " ") +
 		"`, and the others once their evidence is run or imported (mkrelease evidence import)"

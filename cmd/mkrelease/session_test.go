@@ -91,8 +91,8 @@ func TestEvidenceHint(t *testing.T) {
 		t.Errorf("a refusal for more than missing evidence got the hint %q", got)
 	}
 	none := &publish.Result{Input: policies.Input{Evidence: []policies.Evidence{{Target: "linux-aarch64"}}}}
-	if got := evidenceHint(none, missing); got != "" {
-		t.Errorf("no target has evidence, yet the hint %q", got)
+	if got := evidenceHint(none, missing); !strings.Contains(got, "gather it with `mkrelease evidence run`") || !strings.Contains(got, "`mkrelease evidence import FILE`") || strings.Contains(got, "--target") {
+		t.Errorf("no target has evidence: hint %q, want how to gather it", got)
 	}
 }
 
