@@ -213,14 +213,7 @@ func TestWriteZipVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(r.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	zr, raw := readZip(t, r.Path)
 	want := map[uint16]uint16{zip.Store: 10, zip.Deflate: 20}
 	var lines []string
 	methods := map[uint16]int{}
@@ -286,14 +279,7 @@ func TestWriteZip64Versions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(r.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	zr, raw := readZip(t, r.Path)
 	var lines []string
 	sawBig := false
 	for _, f := range zr.File {
@@ -359,4 +345,18 @@ for i in zipfile.ZipFile(sys.argv[1]).infolist(): print(i.filename, i.create_sys
 	if got := strings.TrimSpace(string(out)); got != strings.Join(lines, "\n") {
 		t.Errorf("python zipfile reads:\n%s\nwant:\n%s", got, strings.Join(lines, "\n"))
 	}
+}
+
+// readZip reads the zip file at path whole and opens it.
+func readZip(t *testing.T, path string) (*zip.Reader, []byte) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return zr, raw
 }
