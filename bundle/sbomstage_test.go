@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/release"
 	"github.com/mkrelease/mkrelease/sbom"
 )
 
@@ -49,14 +50,7 @@ func TestSBOMSuppliers(t *testing.T) {
 			r, cs := demoRelease(t, t.TempDir(), "linux-x86_64", "linux-aarch64")
 			r.Config.Project.Supplier, r.Config.Project.Authors = tc.project.Supplier, tc.project.Authors
 			r.Config.Sources, r.Config.Toolchains = tc.sources, tc.tools
-			doc, err := SBOM(r, cs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			data, err := sbom.Generate(doc)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := releaseSPDX(t, r, cs)
 			s, err := sbom.Parse(data)
 			if err != nil {
 				t.Fatal(err)
@@ -75,4 +69,18 @@ func TestSBOMSuppliers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// releaseSPDX is the release-wide SPDX document of r, as JSON.
+func releaseSPDX(t *testing.T, r *release.Release, cs Closures) []byte {
+	t.Helper()
+	doc, err := SBOM(r, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := sbom.Generate(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
