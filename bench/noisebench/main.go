@@ -133,13 +133,14 @@ func run(o options, w, logw io.Writer) (int, error) {
 		}
 		results = append(results, r)
 	}
-	over := printTable(w, o, results)
+	machine := cpuModel()
+	over := printTable(w, o, machine, results)
 	b, err := json.MarshalIndent(struct {
 		Machine string   `json:"machine"`
 		CPUs    int      `json:"cpus"`
 		Bound   float64  `json:"bound"`
 		Runs    []result `json:"runs"`
-	}{cpuModel(), runtime.NumCPU(), o.bound, results}, "", " ")
+	}{machine, runtime.NumCPU(), o.bound, results}, "", " ")
 	if err != nil {
 		return 0, err
 	}
@@ -188,16 +189,17 @@ func (r *result) fill(rep *report.Report, target, lane string) error {
 	return fmt.Errorf("the report has no crossover lane %q for %s: is it declared in release.toml?", lane, target)
 }
 
-// printTable writes the per-workload table and the summary, and returns
+// printTable writes the per-workload table and the summary (machine names
+// the processor), and returns
 // the number of workers above the bound.
-func printTable(w io.Writer, o options, rs []result) int {
+func printTable(w io.Writer, o options, machine string, rs []result) int {
 	var names []string
 	for n := range rs[0].Worst {
 		names = append(names, n)
 	}
 	slices.Sort(names)
 	fmt.Fprintf(w, "Lane %s of %s, %d runs back to back on %s (%d CPUs); each cell is the workload's worst worker robust CV.\n\n",
-		o.lane, o.target, len(rs), cpuModel(), runtime.NumCPU())
+		o.lane, o.target, len(rs), machine, runtime.NumCPU())
 	head := "| workload |"
 	rule := "| --- |"
 	for _, r := range rs {

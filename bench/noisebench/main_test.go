@@ -71,7 +71,7 @@ func TestPrintTableCountsWorkersAboveTheBound(t *testing.T) {
 	r2 = r1
 	r1.Run, r2.Run = 1, 2
 	var b bytes.Buffer
-	over := printTable(&b, options{lane: "throughput", target: "linux-x86_64", bound: 0.10}, []result{r1, r2})
+	over := printTable(&b, options{lane: "throughput", target: "linux-x86_64", bound: 0.10}, "a test CPU", []result{r1, r2})
 	if over != 2 {
 		t.Errorf("printTable counted %d workers above 10 %%, want 2 (one per run)", over)
 	}
