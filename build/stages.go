@@ -18,6 +18,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/source"
 	"github.com/mkrelease/mkrelease/internal/dist"
+	"github.com/mkrelease/mkrelease/internal/progress"
 	"github.com/mkrelease/mkrelease/internal/treehash"
 	"github.com/mkrelease/mkrelease/release"
 )
@@ -134,17 +135,30 @@ func (s CompileStage) Run(ctx context.Context, r *release.Release) error {
 		rm = &remote{cache: s.Remote, upload: s.RemoteUpload, log: r.Logger}
 		r.Logger.Info("using a remote action cache", "url", s.Remote.String(), "upload", s.RemoteUpload)
 	}
+	type action struct {
+		t    config.Target
+		step config.Step
+	}
+	var actions []action
 	for _, t := range r.Targets {
 		for _, step := range r.Config.Build.Steps {
-			if !step.AppliesTo(t.Name) {
-				continue
+			if step.AppliesTo(t.Name) {
+				actions = append(actions, action{t, step})
 			}
-			rec, err := s.runStep(ctx, r, exe, cache, rm, t, step)
-			if err != nil {
-				return err
-			}
-			rep.Actions = append(rep.Actions, rec)
 		}
+	}
+	var task *progress.Task
+	if len(actions) > 0 {
+		task = progress.FromContext(ctx).Start("build actions", int64(len(actions)), progress.Items)
+	}
+	defer task.Done()
+	for _, a := range actions {
+		rec, err := s.runStep(ctx, r, exe, cache, rm, a.t, a.step)
+		if err != nil {
+			return err
+		}
+		rep.Actions = append(rep.Actions, rec)
+		task.Add(1)
 	}
 	return nil
 }

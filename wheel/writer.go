@@ -21,6 +21,7 @@ import (
 
 	"github.com/klauspost/compress/flate"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/internal/progress"
 )
 
 // Level is the deflate level of every compressed member. Changing it (or
@@ -179,6 +180,8 @@ type compressed struct {
 type worker struct {
 	fw  *flate.Writer
 	buf []byte
+	// read counts the bytes read for the progress display (nil: none).
+	read io.Writer
 }
 
 func newWorker() (*worker, error) {
@@ -212,6 +215,8 @@ func Write(ctx context.Context, c *Contents, dir string) (*Result, error) {
 	for i := range jobs {
 		jobs[i] = &compressed{done: make(chan struct{})}
 	}
+	task := progress.FromContext(ctx).Start("wheel "+c.Name.String(), totalSize(members), progress.Bytes)
+	defer task.Done()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// Workers take members in order and may run ahead of the writer by up
@@ -225,6 +230,9 @@ func Write(ctx context.Context, c *Contents, dir string) (*Result, error) {
 		wk, err := newWorker()
 		if err != nil {
 			return nil, err
+		}
+		if task != nil {
+			wk.read = progressWriter{task}
 		}
 		wg.Add(1)
 		go func() {
@@ -357,6 +365,26 @@ func setVersions(h *zip.FileHeader, offset int64) {
 	h.CreatorVersion = zipCreatorUnix<<8 | max(zipVersionWriter, needed)
 }
 
+// totalSize is the bytes the members hold, for the progress display (a
+// file that cannot be read counts 0; reading it fails later, with the
+// error).
+func totalSize(members []Member) int64 {
+	var n int64
+	for _, m := range members {
+		if m.Data != nil || m.File == "" {
+			n += int64(len(m.Data))
+		} else if st, err := os.Stat(m.File); err == nil {
+			n += st.Size()
+		}
+	}
+	return n
+}
+
+// progressWriter counts what is written as progress of a task.
+type progressWriter struct{ t *progress.Task }
+
+func (w progressWriter) Write(p []byte) (int, error) { w.t.Add(int64(len(p))); return len(p), nil }
+
 type countWriter struct{ n int64 }
 
 func (w *countWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
@@ -419,11 +447,15 @@ func (j *compressed) compress(ctx context.Context, m Member, dir string, modifie
 	crc := crc32.NewIEEE()
 	var n int64
 	var err error
+	hashes := []io.Writer{sha, crc}
+	if wk.read != nil {
+		hashes = append(hashes, wk.read)
+	}
 	if store {
-		n, err = copyCtx(ctx, io.MultiWriter(sink, sha, crc), src, wk.buf)
+		n, err = copyCtx(ctx, io.MultiWriter(append([]io.Writer{sink}, hashes...)...), src, wk.buf)
 	} else {
 		wk.fw.Reset(sink)
-		n, err = copyCtx(ctx, io.MultiWriter(wk.fw, sha, crc), src, wk.buf)
+		n, err = copyCtx(ctx, io.MultiWriter(append([]io.Writer{wk.fw}, hashes...)...), src, wk.buf)
 		if err == nil {
 			err = wk.fw.Close()
 		}

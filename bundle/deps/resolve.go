@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mkrelease/mkrelease/internal/progress"
 	"maps"
 	"slices"
 	"strings"
@@ -156,7 +157,9 @@ func Resolve(ctx context.Context, roots []Root, lock *Lock, finder *Finder, targ
 		wheelErrs: map[string]error{},
 		refusals:  map[string]*RefusalError{},
 		used:      map[string]*usage{},
+		fetched:   progress.FromContext(ctx).Start("closure "+target.label()+": wheels", 0, progress.Items),
 	}
+	defer r.fetched.Done()
 	for i := range roots {
 		rt := &roots[i]
 		if rt.info == nil {
@@ -201,6 +204,8 @@ type resolver struct {
 	refusals  map[string]*RefusalError
 	used      map[string]*usage // by node key: "root:NAME" or "lock:INDEX"
 	findings  []Finding
+	// fetched counts the distinct wheels fetched, for the progress display.
+	fetched *progress.Task
 }
 
 // usage aggregates what one package is used for over the Pythons.
@@ -551,6 +556,7 @@ func (r *resolver) wheelInfo(f File) (*wheelInfo, error) {
 		return nil, err
 	}
 	r.wheels[f.SHA256] = info
+	r.fetched.Add(1)
 	return info, nil
 }
 

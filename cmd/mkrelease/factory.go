@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mkrelease/mkrelease/internal/progress"
 	"io"
 	"log/slog"
 	"os"
@@ -33,6 +34,8 @@ type Factory struct {
 	// also tells an unset variable from an empty one.
 	Getenv    func(string) string
 	LookupEnv func(string) (string, bool)
+	// Progress shows long work on ErrOut; run sets it (log.go).
+	Progress *progress.Meter
 }
 
 // globalOptions are the flags every verb shares.
@@ -81,7 +84,11 @@ func (g *globalOptions) logger(f *Factory) *slog.Logger {
 	if g.Verbose {
 		level = slog.LevelDebug
 	}
-	return slog.New(&lineHandler{mu: &sync.Mutex{}, w: f.IO.ErrOut, level: level})
+	var w io.Writer = f.IO.ErrOut
+	if f.Progress != nil {
+		w = f.Progress.Writer() // log lines go above the status line
+	}
+	return slog.New(&lineHandler{mu: &sync.Mutex{}, w: w, level: level})
 }
 
 // Main runs the command line and returns the exit status.
@@ -93,6 +100,10 @@ func Main() int {
 }
 
 func run(ctx context.Context, f *Factory, args []string) int {
+	if f.Progress == nil {
+		f.Progress = newProgress(f)
+	}
+	ctx = progress.NewContext(ctx, f.Progress)
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	root.SetOut(f.IO.Out)

@@ -5,9 +5,35 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
+
+	"github.com/mkrelease/mkrelease/internal/progress"
+	"golang.org/x/term"
 )
+
+// newProgress returns the progress display for f's stderr: drawn in place
+// on a terminal, plain lines when stderr is not one or CI=true, NO_COLOR
+// or TERM=dumb is set (progress.Live).
+func newProgress(f *Factory) *progress.Meter {
+	file, isFile := f.IO.ErrOut.(*os.File)
+	tty := isFile && term.IsTerminal(int(file.Fd()))
+	lookup := f.LookupEnv
+	if lookup == nil {
+		lookup = func(string) (string, bool) { return "", false }
+	}
+	o := progress.Options{Live: progress.Live(tty, lookup)}
+	if tty {
+		o.Width = func() int {
+			if w, _, err := term.GetSize(int(file.Fd())); err == nil && w > 0 {
+				return w
+			}
+			return 80
+		}
+	}
+	return progress.New(f.IO.ErrOut, o)
+}
 
 // lineHandler writes one plain line per record, for terminals and CI logs
 // alike: "mkrelease: MESSAGE key=value ...", with WARNING/ERROR prefixes.

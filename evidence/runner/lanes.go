@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mkrelease/mkrelease/internal/progress"
 	"io"
 	"math"
 	"os"
@@ -92,9 +93,13 @@ func runCases(ctx context.Context, l config.Lane, env laneEnv, file string) ([]e
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
-	// Watch progress: the number of complete lines in the cases file.
+	// Watch progress: the number of complete lines in the cases file. The
+	// progress display shows it (a plain line every few seconds off a
+	// terminal).
+	task := progress.FromContext(ctx).Start("lane "+l.Name+": cases", 0, progress.Items)
+	defer task.Done()
 	start := time.Now()
-	lastLines, lastChange, lastLog := 0, start, start
+	lastLines, lastChange := 0, start
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	var waitErr error
@@ -107,11 +112,8 @@ wait:
 		case <-tick.C:
 			n := countLines(file)
 			if n != lastLines {
+				task.Add(int64(n - lastLines))
 				lastLines, lastChange = n, time.Now()
-				if time.Since(lastLog) >= 5*time.Second {
-					lastLog = time.Now()
-					env.log("lane %s: %d cases so far", l.Name, n)
-				}
 			}
 			if time.Since(lastChange) > l.CaseTimeout.Duration {
 				stalled = true
@@ -323,6 +325,8 @@ func isHex64(s string) bool {
 func runCrossover(ctx context.Context, l config.Lane, env laneEnv) []evidence.Measurement {
 	var out []evidence.Measurement
 	roles := []string{evidence.RoleCandidate, evidence.RoleReference, evidence.RoleReference, evidence.RoleCandidate}
+	task := progress.FromContext(ctx).Start("lane "+l.Name+": workers", int64(len(roles)*len(l.Workloads)), progress.Items)
+	defer task.Done()
 	for _, w := range l.Workloads {
 		var chosen [4]int // index into out of each slot's last attempt
 		for slot, role := range roles {
@@ -345,6 +349,7 @@ func runCrossover(ctx context.Context, l config.Lane, env laneEnv) []evidence.Me
 					break
 				}
 			}
+			task.Add(1)
 		}
 		// Results: the references must agree, and the candidates with them.
 		ref := ""
