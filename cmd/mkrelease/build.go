@@ -21,13 +21,14 @@ import (
 
 // BuildOptions are the inputs of `mkrelease build`.
 type BuildOptions struct {
-	Factory *Factory
-	Global  *globalOptions
-	Targets []string
-	Out     string
-	NoCache bool
-	JSON    bool
-	Key     string
+	Factory    *Factory
+	Global     *globalOptions
+	Targets    []string
+	Out        string
+	NoCache    bool
+	JSON       bool
+	JSONFields []string
+	Key        string
 	// Part builds a part of the release for `mkrelease merge`.
 	Part bool
 	// RemoteCache is --remote-cache (default: [cache] remote);
@@ -69,7 +70,8 @@ a failed build leaves the previous output as it was.`,
 	cmd.Flags().BoolVar(&opts.Part, "part", false, "build a part of the release (part.json and a signed part statement instead of the provenance), for mkrelease merge")
 	addRemoteCacheFlags(cmd, &opts.RemoteCache, &opts.RemoteUpload)
 	cmd.Flags().StringVar(&opts.Key, "key", "", "signing key URI for the provenance (default: [signing] key, else the local development key)")
-	addJSONFlag(cmd, &opts.JSON)
+	addJSONFlag(cmd, &opts.JSON, &opts.JSONFields, jsonObject,
+		"project", "version", "out", "targets", "sandboxed", "sandbox", "network_isolated", "isolation_note", "actions_total", "actions_run", "actions_cached", "remote_cache", "actions_remote", "actions", "artifacts")
 	return cmd
 }
 
@@ -205,7 +207,7 @@ func (o *BuildOptions) report(bo pipeline.BuildOptions, r *release.Release, comp
 	}
 	rep.Artifacts = reportArtifacts(&r.Artifacts)
 	if o.JSON {
-		return writeJSON(o.Factory.IO.Out, rep)
+		return writeJSON(o.Factory.IO.Out, rep, o.JSONFields)
 	}
 	w := o.Factory.IO.Out
 	printArtifacts(w, &r.Artifacts)

@@ -16,9 +16,10 @@ import (
 
 // CheckOptions are the inputs of `mkrelease check`.
 type CheckOptions struct {
-	Factory *Factory
-	Global  *globalOptions
-	JSON    bool
+	Factory    *Factory
+	Global     *globalOptions
+	JSON       bool
+	JSONFields []string
 }
 
 // NewCmdCheck validates release.toml and release.lock.
@@ -45,7 +46,8 @@ configuration. It writes nothing but its caches.`,
 			return checkRun(cmd.Context(), opts)
 		},
 	}
-	addJSONFlag(cmd, &opts.JSON)
+	addJSONFlag(cmd, &opts.JSON, &opts.JSONFields, jsonObject,
+		"ok", "config", "lock", "project", "version", "findings")
 	return cmd
 }
 
@@ -78,7 +80,7 @@ func checkRun(ctx context.Context, o *CheckOptions) error {
 	}
 	rep.OK = err == nil
 	if o.JSON {
-		if werr := writeJSON(io.Out, rep); werr != nil {
+		if werr := writeJSON(io.Out, rep, o.JSONFields); werr != nil {
 			return werr
 		}
 		if err != nil {

@@ -31,14 +31,15 @@ accepts evidence produced on another machine after checking it.`,
 
 // EvidenceRunOptions are the inputs of `mkrelease evidence run`.
 type EvidenceRunOptions struct {
-	Factory *Factory
-	Global  *globalOptions
-	Targets []string
-	Lanes   []string
-	Dist    string
-	Python  string
-	Key     string
-	JSON    bool
+	Factory    *Factory
+	Global     *globalOptions
+	Targets    []string
+	Lanes      []string
+	Dist       string
+	Python     string
+	Key        string
+	JSON       bool
+	JSONFields []string
 }
 
 // NewCmdEvidenceRun runs the verifier lanes.
@@ -82,7 +83,8 @@ a case did not pass or a workload has no usable measurement (or it was rejected)
 	cmd.Flags().StringVar(&opts.Dist, "dist", "dist", "release folder with the bundles; the evidence is written into it")
 	cmd.Flags().StringVar(&opts.Python, "python", "", "interpreter for the virtualenvs (default: the newest supported one found)")
 	cmd.Flags().StringVar(&opts.Key, "key", "", "signing key URI for the evidence (default: [signing] key, else the local development key)")
-	addJSONFlag(cmd, &opts.JSON)
+	addJSONFlag(cmd, &opts.JSON, &opts.JSONFields, jsonList,
+		"target", "archive", "statements", "passed", "summary")
 	return cmd
 }
 
@@ -149,7 +151,7 @@ func (o *EvidenceRunOptions) report(runs []pipeline.EvidenceRun) error {
 		reports = append(reports, evidenceRunReport{Target: r.Target, Archive: r.Result.Archive, Statements: r.Result.Statements, Passed: passed, Summary: r.Result.Summary})
 	}
 	if o.JSON {
-		if err := writeJSON(o.Factory.IO.Out, reports); err != nil {
+		if err := writeJSON(o.Factory.IO.Out, reports, o.JSONFields); err != nil {
 			return err
 		}
 	} else {
@@ -227,12 +229,13 @@ func board(name string, b stats.Board) string {
 
 // EvidenceImportOptions are the inputs of `mkrelease evidence import`.
 type EvidenceImportOptions struct {
-	Factory *Factory
-	Global  *globalOptions
-	File    string
-	Dist    string
-	Keys    []string
-	JSON    bool
+	Factory    *Factory
+	Global     *globalOptions
+	File       string
+	Dist       string
+	Keys       []string
+	JSON       bool
+	JSONFields []string
 }
 
 // NewCmdEvidenceImport accepts evidence made elsewhere.
@@ -267,7 +270,8 @@ statements copied into the release folder, with fresh sidecars.`,
 	}
 	cmd.Flags().StringVar(&opts.Dist, "dist", "dist", "release folder holding the target's bundle")
 	cmd.Flags().StringArrayVar(&opts.Keys, "key", nil, "trusted public key (PEM) for the evidence signatures (repeatable)")
-	addJSONFlag(cmd, &opts.JSON)
+	addJSONFlag(cmd, &opts.JSON, &opts.JSONFields, jsonObject,
+		"archive", "checks", "findings", "key_id")
 	return cmd
 }
 
@@ -281,7 +285,7 @@ func evidenceImport(ctx context.Context, o *EvidenceImportOptions) error {
 		return err
 	}
 	if o.JSON {
-		if jerr := writeJSON(o.Factory.IO.Out, rep); jerr != nil {
+		if jerr := writeJSON(o.Factory.IO.Out, rep, o.JSONFields); jerr != nil {
 			return jerr
 		}
 		if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/mkrelease/mkrelease/internal/progress"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
-	"github.com/spf13/cobra"
 )
 
 // IOStreams are the command's standard streams.
@@ -145,13 +143,3 @@ type silentError struct{ code int }
 
 func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 func (e *silentError) ExitCode() int { return e.code }
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-func addJSONFlag(cmd *cobra.Command, p *bool) {
-	cmd.Flags().BoolVar(p, "json", false, "print a machine-readable report on stdout")
-}

@@ -12,11 +12,12 @@ import (
 
 // InstallOptions are the inputs of `mkrelease install`.
 type InstallOptions struct {
-	Factory *Factory
-	Bundle  string
-	Venv    string
-	Python  string
-	JSON    bool
+	Factory    *Factory
+	Bundle     string
+	Venv       string
+	Python     string
+	JSON       bool
+	JSONFields []string
 }
 
 // NewCmdInstall installs a bundle offline.
@@ -57,7 +58,8 @@ or the install is refused, 2 for bad invocations.`,
 	}
 	cmd.Flags().StringVar(&opts.Venv, "venv", "", "virtualenv to create or reuse (default: ./NAME-venv)")
 	cmd.Flags().StringVar(&opts.Python, "python", "", "interpreter for a new virtualenv (default: the newest supported one found)")
-	addJSONFlag(cmd, &opts.JSON)
+	addJSONFlag(cmd, &opts.JSON, &opts.JSONFields, jsonObject,
+		"venv", "python", "created", "packages")
 	return cmd
 }
 
@@ -87,7 +89,7 @@ func installRun(ctx context.Context, o *InstallOptions) error {
 		return err
 	}
 	if o.JSON {
-		return writeJSON(o.Factory.IO.Out, res)
+		return writeJSON(o.Factory.IO.Out, res, o.JSONFields)
 	}
 	verb := "into the existing virtualenv"
 	if res.Created {

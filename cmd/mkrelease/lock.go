@@ -15,9 +15,10 @@ import (
 
 // LockOptions are the inputs of `mkrelease lock`.
 type LockOptions struct {
-	Factory *Factory
-	Global  *globalOptions
-	JSON    bool
+	Factory    *Factory
+	Global     *globalOptions
+	JSON       bool
+	JSONFields []string
 }
 
 // NewCmdLock (re)computes release.lock.
@@ -39,7 +40,8 @@ commit it: build refuses anything that differs from it.`,
 			return lockRun(cmd.Context(), opts)
 		},
 	}
-	addJSONFlag(cmd, &opts.JSON)
+	addJSONFlag(cmd, &opts.JSON, &opts.JSONFields, jsonObject,
+		"lock", "changed", "changes")
 	return cmd
 }
 
@@ -86,7 +88,7 @@ func lockRun(ctx context.Context, o *LockOptions) error {
 		}
 	}
 	if o.JSON {
-		return writeJSON(o.Factory.IO.Out, rep)
+		return writeJSON(o.Factory.IO.Out, rep, o.JSONFields)
 	}
 	w := o.Factory.IO.Out
 	for _, c := range rep.Changes {

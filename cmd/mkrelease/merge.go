@@ -12,13 +12,14 @@ import (
 
 // MergeOptions are the inputs of `mkrelease merge`.
 type MergeOptions struct {
-	Factory *Factory
-	Global  *globalOptions
-	Parts   []string
-	Out     string
-	Key     string
-	Keys    []string
-	JSON    bool
+	Factory    *Factory
+	Global     *globalOptions
+	Parts      []string
+	Out        string
+	Key        string
+	Keys       []string
+	JSON       bool
+	JSONFields []string
 }
 
 // NewCmdMerge joins parts built on several machines into one release.
@@ -59,7 +60,8 @@ trusted_keys, --trusted-key), a part without a statement signed by one of them.`
 	cmd.Flags().StringVarP(&opts.Out, "out", "o", "dist", "release folder to write (replaced as a whole)")
 	cmd.Flags().StringVar(&opts.Key, "key", "", "signing key URI for the provenance (default: [signing] key, else the local development key)")
 	cmd.Flags().StringArrayVar(&opts.Keys, "trusted-key", nil, "public key a part statement may be signed by (repeatable; added to [signing] trusted_keys)")
-	addJSONFlag(cmd, &opts.JSON)
+	addJSONFlag(cmd, &opts.JSON, &opts.JSONFields, jsonObject,
+		"out", "parts", "artifacts")
 	return cmd
 }
 
@@ -110,7 +112,7 @@ func mergeRun(ctx context.Context, o *MergeOptions) error {
 			Builder: m.Host.Builder, Signed: p.Statement != "", Key: p.KeyID})
 	}
 	if o.JSON {
-		return writeJSON(o.Factory.IO.Out, rep)
+		return writeJSON(o.Factory.IO.Out, rep, o.JSONFields)
 	}
 	w := o.Factory.IO.Out
 	printArtifacts(w, &r.Artifacts)

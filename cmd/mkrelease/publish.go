@@ -34,6 +34,7 @@ type PublishOptions struct {
 	AllowDowngrade bool
 	DryRun         bool
 	JSON           bool
+	JSONFields     []string
 }
 
 // NewCmdPublish gates and publishes a built release.
@@ -58,7 +59,7 @@ Publishing a version again with the same bytes does nothing; with other bytes
 it is refused, as is a version lower than the newest unless --allow-downgrade.
 
 --dry-run prints the decision and the full policy input as JSON and writes
-nothing.`,
+nothing; a --json field selection does not apply to it.`,
 		Example: `  mkrelease publish --to /srv/channel
   mkrelease publish --dry-run
   mkrelease publish --target linux-x86_64 --key release.pub --to file:///srv/channel`,
@@ -75,7 +76,8 @@ nothing.`,
 	cmd.Flags().StringVar(&opts.Dist, "dist", "dist", "release folder to publish")
 	cmd.Flags().StringArrayVarP(&opts.Targets, "target", "t", nil, "publish this target (repeatable; default: every target)")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the decision and the policy input as JSON; write nothing")
-	addJSONFlag(cmd, &opts.JSON)
+	addJSONFlag(cmd, &opts.JSON, &opts.JSONFields, jsonObject,
+		"input", "decision", "assets", "noop", "vsa", "channel", "skipped_targets")
 	return cmd
 }
 
@@ -95,6 +97,9 @@ type dryRunReport struct {
 }
 
 func publishRun(ctx context.Context, o *PublishOptions) (*publish.Result, error) {
+	if o.DryRun && o.JSONFields != nil {
+		return nil, usageErrorf("--dry-run prints its own report (decision, input, assets) whole: drop --json=%s, or drop --dry-run", strings.Join(o.JSONFields, ","))
+	}
 	s := newSession(o.Factory, o.Global)
 	opts, err := o.options(ctx, s)
 	if err != nil {
@@ -163,7 +168,7 @@ func (o *PublishOptions) report(opts publish.Options, res *publish.Result, err e
 		return nil, err
 	}
 	if o.DryRun {
-		if jerr := writeJSON(w, dryRunReport{Decision: res.Decision, Input: res.Input, Assets: res.Assets}); jerr != nil {
+		if jerr := writeJSON(w, dryRunReport{Decision: res.Decision, Input: res.Input, Assets: res.Assets}, nil); jerr != nil {
 			return nil, jerr
 		}
 		if err != nil {
@@ -173,7 +178,7 @@ func (o *PublishOptions) report(opts publish.Options, res *publish.Result, err e
 		return res, nil
 	}
 	if o.JSON {
-		if jerr := writeJSON(w, res); jerr != nil {
+		if jerr := writeJSON(w, res, o.JSONFields); jerr != nil {
 			return nil, jerr
 		}
 		if err != nil {

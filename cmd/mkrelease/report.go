@@ -19,8 +19,9 @@ type ReportOptions struct {
 	// Path is the release folder or channel (default dist).
 	Path string
 	// HTML, when set, is the page to write.
-	HTML string
-	JSON bool
+	HTML       string
+	JSON       bool
+	JSONFields []string
 	// Publish holds the flags the decision is made with (--to, --key,
 	// --target, --allow-downgrade), as publish --dry-run takes them.
 	Publish PublishOptions
@@ -78,7 +79,8 @@ decision (publish --dry-run is the gate), 2 for bad input.`,
 	_ = cmd.Flags().MarkHidden("sign-key")
 	cmd.Flags().StringArrayVarP(&opts.Publish.Targets, "target", "t", nil, "decide on publishing this target (repeatable; default: every target)")
 	cmd.Flags().StringVar(&opts.HTML, "html", "", "also write the report as a self-contained HTML page to `FILE`")
-	addJSONFlag(cmd, &opts.JSON)
+	addJSONFlag(cmd, &opts.JSON, &opts.JSONFields, jsonObject,
+		"schema", "kind", "path", "project", "version", "targets", "artifacts", "evidence", "decision", "channel")
 	return cmd
 }
 
@@ -125,6 +127,9 @@ func (o *ReportOptions) print(r *report.Report) error {
 			return usageErrorf("--html %s: %v", o.HTML, err)
 		}
 		fmt.Fprintf(o.Factory.IO.ErrOut, "mkrelease: wrote %s\n", o.HTML)
+	}
+	if o.JSON && o.JSONFields != nil {
+		return writeJSON(o.Factory.IO.Out, r, o.JSONFields)
 	}
 	if o.JSON {
 		return report.WriteJSON(o.Factory.IO.Out, r)

@@ -16,6 +16,7 @@ func TestReportFlags(t *testing.T) {
 	}{
 		{"defaults", nil, ReportOptions{Path: "dist"}},
 		{"a channel as JSON", []string{"published", "--json"}, ReportOptions{Path: "published", JSON: true}},
+		{"some fields as JSON, in declared order", []string{"--json=decision,kind"}, ReportOptions{Path: "dist", JSON: true, JSONFields: []string{"kind", "decision"}}},
 		{"the page and the decision's flags", []string{"out", "--html", "r.html", "--to", "ch", "--key", "a.pub", "--key", "b.pub", "-t", "t1", "--allow-downgrade"},
 			ReportOptions{Path: "out", HTML: "r.html", Publish: PublishOptions{To: "ch", Keys: []string{"a.pub", "b.pub"}, Targets: []string{"t1"}, AllowDowngrade: true}}},
 	} {
@@ -28,7 +29,7 @@ func TestReportFlags(t *testing.T) {
 				t.Fatal(err)
 			}
 			w, p := tc.want, got.Publish
-			if got.Path != w.Path || got.HTML != w.HTML || got.JSON != w.JSON || p.To != w.Publish.To || !slices.Equal(p.Keys, w.Publish.Keys) ||
+			if got.Path != w.Path || got.HTML != w.HTML || got.JSON != w.JSON || !slices.Equal(got.JSONFields, w.JSONFields) || p.To != w.Publish.To || !slices.Equal(p.Keys, w.Publish.Keys) ||
 				!slices.Equal(p.Targets, w.Publish.Targets) || p.AllowDowngrade != w.Publish.AllowDowngrade {
 				t.Errorf("options %+v (publish %+v), want %+v", got, p, w)
 			}

@@ -15,12 +15,13 @@ import (
 
 // ReproduceOptions are the inputs of `mkrelease reproduce`.
 type ReproduceOptions struct {
-	Factory  *Factory
-	Global   *globalOptions
-	Dist     string
-	Keep     bool
-	UseCache bool
-	JSON     bool
+	Factory    *Factory
+	Global     *globalOptions
+	Dist       string
+	Keep       bool
+	UseCache   bool
+	JSON       bool
+	JSONFields []string
 }
 
 // NewCmdReproduce rebuilds a release and compares it bit for bit.
@@ -53,7 +54,8 @@ a JSON path, a line, an ELF section), and shows diffoscope's report when it is i
 	}
 	cmd.Flags().BoolVar(&opts.Keep, "keep", false, "keep the rebuilt folder and print its path")
 	cmd.Flags().BoolVar(&opts.UseCache, "use-cache", false, "reuse the action cache (faster; a cached action can hide non-determinism)")
-	addJSONFlag(cmd, &opts.JSON)
+	addJSONFlag(cmd, &opts.JSON, &opts.JSONFields, jsonObject,
+		"inputs", "identical", "artifacts")
 	return cmd
 }
 
@@ -116,7 +118,7 @@ func reproduceRun(ctx context.Context, o *ReproduceOptions) error {
 		rep.Identical = rep.Identical && a.Identical
 	}
 	if o.JSON {
-		if err := writeJSON(o.Factory.IO.Out, rep); err != nil {
+		if err := writeJSON(o.Factory.IO.Out, rep, o.JSONFields); err != nil {
 			return err
 		}
 	} else {

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/release"
 	"github.com/spf13/cobra"
@@ -56,7 +59,20 @@ is printed); 2 bad invocation, configuration or input.`,
 // noArgs rejects positional arguments with exit status 2.
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf("%s takes no arguments, got %q (see mkrelease %s --help)", cmd.Name(), args[0], cmd.Name())
+		return usageErrorf("%s takes no arguments, got %q%s (see mkrelease %s --help)", cmd.Name(), args[0], jsonValueHint(cmd, args[0]), cmd.Name())
 	}
 	return nil
+}
+
+// jsonValueHint says that a field selection needs "=" when arg follows a
+// bare --json and names one of the verb's JSON fields.
+func jsonValueHint(cmd *cobra.Command, arg string) string {
+	fl := cmd.Flags().Lookup("json")
+	if fl == nil || !fl.Changed {
+		return ""
+	}
+	if j, ok := fl.Value.(*jsonFlag); ok && slices.Contains(j.declared, arg) {
+		return fmt.Sprintf(" (a --json field selection needs \"=\": --json=%s)", arg)
+	}
+	return ""
 }

@@ -10,11 +10,12 @@ import (
 
 // VerifyOptions are the inputs of `mkrelease verify`.
 type VerifyOptions struct {
-	Factory *Factory
-	Global  *globalOptions
-	Paths   []string
-	Keys    []string
-	JSON    bool
+	Factory    *Factory
+	Global     *globalOptions
+	Paths      []string
+	Keys       []string
+	JSON       bool
+	JSONFields []string
 }
 
 // NewCmdVerify audits artifacts.
@@ -59,7 +60,8 @@ It prints one line per check and exits 1 when any check fails, naming the file o
 		},
 	}
 	cmd.Flags().StringArrayVar(&opts.Keys, "key", nil, "trusted public key (PEM) for the provenance signature (repeatable)")
-	addJSONFlag(cmd, &opts.JSON)
+	addJSONFlag(cmd, &opts.JSON, &opts.JSONFields, jsonObject,
+		"ok", "items")
 	return cmd
 }
 
@@ -78,7 +80,7 @@ func verifyRun(ctx context.Context, o *VerifyOptions) error {
 		return err
 	}
 	if o.JSON {
-		if err := writeJSON(o.Factory.IO.Out, rep); err != nil {
+		if err := writeJSON(o.Factory.IO.Out, rep, o.JSONFields); err != nil {
 			return err
 		}
 	} else {
