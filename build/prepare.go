@@ -24,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mkrelease/mkrelease/internal/digestmemo"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -39,7 +40,6 @@ import (
 	"github.com/mkrelease/mkrelease/build/source"
 	"github.com/mkrelease/mkrelease/bundle"
 	"github.com/mkrelease/mkrelease/bundle/deps"
-	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/treehash"
 	"github.com/mkrelease/mkrelease/provenance"
 )
@@ -71,6 +71,10 @@ type PrepareOptions struct {
 	// checks): `mkrelease lock` pins the sources of a release whose
 	// changelog or wheels may still be being written.
 	LockOnly bool
+	// Digests remembers the digests of toolchain executables by their
+	// identity on disk (package digestmemo); the zero value hashes each
+	// one every time, as `mkrelease lock` does.
+	Digests digestmemo.Memo
 }
 
 // Prepare materialises every source, applies the overlays and identifies the
@@ -170,7 +174,7 @@ func Prepare(ctx context.Context, o PrepareOptions) (*Prepared, error) {
 		}
 	}
 
-	tcs, err := Toolchains(ctx, c)
+	tcs, err := Toolchains(ctx, c, o.Digests)
 	if err != nil {
 		return nil, err
 	}
@@ -423,7 +427,7 @@ func (e *ToolchainError) ExitCode() int { return 1 }
 // the name written, which some programs print) and the file it is, links
 // followed, is hashed, so the version line and the digest describe the same
 // program.
-func Toolchains(ctx context.Context, c *config.Config) ([]lock.Toolchain, error) {
+func Toolchains(ctx context.Context, c *config.Config, digests digestmemo.Memo) ([]lock.Toolchain, error) {
 	var out []lock.Toolchain
 	path := executor.SearchPath(c.ToolPath(), os.Getenv("PATH"))
 	for _, tc := range c.Toolchains {
@@ -457,7 +461,7 @@ func Toolchains(ctx context.Context, c *config.Config) ([]lock.Toolchain, error)
 			if err != nil {
 				return nil, &ToolchainError{Name: tc.Name, Target: t, Command: argv, Err: err}
 			}
-			sha, _, err := checksum.File(real)
+			sha, _, err := digests.SHA256(real)
 			if err != nil {
 				return nil, &ToolchainError{Name: tc.Name, Target: t, Command: argv, Err: err}
 			}
@@ -832,3 +836,7 @@ func includePaths(c *config.Config, workspaces map[string]string, key string, in
 	}
 	return out, nil
 }
+
+// DigestsDir is the folder of the cache rooted at cacheDir where the
+// digests of toolchain executables are remembered (package digestmemo).
+func DigestsDir(cacheDir string) string { return filepath.Join(cacheDir, "digests") }

@@ -14,6 +14,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/mkrelease/mkrelease/internal/digestmemo"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -454,7 +455,7 @@ func TestToolchainsFromTheirPath(t *testing.T) {
 	c := &config.Config{Dir: dir,
 		Toolchains: []config.Toolchain{{Name: "fakecc", Command: []string{"fakecc", "--version"}, Path: ".toolchains/fakecc-1.0", PerTarget: true}},
 		Targets:    []config.Target{{Name: "a", Env: map[string]string{"MKRELEASE_FAKE_TARGET": "a"}}}}
-	got, err := Toolchains(context.Background(), c)
+	got, err := Toolchains(context.Background(), c, digestmemo.Memo{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,7 +463,7 @@ func TestToolchainsFromTheirPath(t *testing.T) {
 		t.Errorf("Toolchains = %+v", got)
 	}
 	c.Toolchains[0].Path = ".toolchains/missing"
-	_, err = Toolchains(context.Background(), c)
+	_, err = Toolchains(context.Background(), c, digestmemo.Memo{})
 	var te *ToolchainError
 	if !errors.As(err, &te) || !strings.Contains(err.Error(), "its folder .toolchains/missing (path in release.toml) is not there") {
 		t.Errorf("Toolchains with a missing folder = %v", err)

@@ -3,6 +3,7 @@ package build
 import (
 	"context"
 	"errors"
+	"github.com/mkrelease/mkrelease/internal/digestmemo"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -90,8 +91,11 @@ func (f *fakeToolchain) install(t *testing.T, body string) string {
 // steps' PATH with links followed.
 func TestToolchainIdentity(t *testing.T) {
 	f := newFakeToolchain(t)
+	// Builds remember digests by the file's identity: the program
+	// replaced below must be seen through the memo.
+	memo := digestmemo.Memo{Dir: t.TempDir()}
 	want := checksum.Bytes([]byte("#!/bin/sh\necho 'fakecc 1.0'\n# build 1\n"))
-	got, err := Toolchains(context.Background(), f.c)
+	got, err := Toolchains(context.Background(), f.c, memo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +103,7 @@ func TestToolchainIdentity(t *testing.T) {
 		t.Errorf("Toolchains = %+v, want version %q, sha256 %s of %s", got, "fakecc 1.0", want, f.script)
 	}
 	other := f.install(t, "# build 2\n")
-	got, err = Toolchains(context.Background(), f.c)
+	got, err = Toolchains(context.Background(), f.c, memo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +112,7 @@ func TestToolchainIdentity(t *testing.T) {
 	}
 
 	f.c.Toolchains[0].Command = []string{"no-such-fakecc", "--version"}
-	_, err = Toolchains(context.Background(), f.c)
+	_, err = Toolchains(context.Background(), f.c, memo)
 	var te *ToolchainError
 	if !errors.As(err, &te) || !strings.Contains(err.Error(), "toolchain fakecc: `no-such-fakecc --version` failed: no-such-fakecc: no such program on the steps' PATH") {
 		t.Errorf("a command that is not there: %v", err)
@@ -120,9 +124,10 @@ func TestToolchainIdentity(t *testing.T) {
 // swapped behind the same version line is not served from the cache.
 func TestActionKeyFollowsToolchainExecutable(t *testing.T) {
 	f := newFakeToolchain(t)
+	memo := digestmemo.Memo{Dir: t.TempDir()}
 	key := func() string {
 		t.Helper()
-		tcs, err := Toolchains(context.Background(), f.c)
+		tcs, err := Toolchains(context.Background(), f.c, memo)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,9 +155,10 @@ func TestActionKeyFollowsToolchainExecutable(t *testing.T) {
 func TestToolchainDriftRefusal(t *testing.T) {
 	f := newFakeToolchain(t)
 	fetcher := &source.Fetcher{ProjectDir: f.c.Dir, CacheDir: t.TempDir()}
+	memoDir := t.TempDir() // as builds do: digests remembered by identity
 	prepare := func(l *lock.Lock) (*Prepared, error) {
 		return Prepare(context.Background(), PrepareOptions{Config: f.c, Lock: l, LockFile: "release.lock", Relock: "mkrelease lock",
-			Fetcher: fetcher, Scratch: t.TempDir(), LockOnly: true})
+			Fetcher: fetcher, Scratch: t.TempDir(), LockOnly: true, Digests: digestmemo.Memo{Dir: memoDir}})
 	}
 	p, err := prepare(nil)
 	if err != nil {

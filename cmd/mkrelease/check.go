@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mkrelease/mkrelease/internal/digestmemo"
 	"log/slog"
 
 	"github.com/mkrelease/mkrelease/build"
@@ -119,7 +120,7 @@ func doCheck(ctx context.Context, o *CheckOptions, rep *checkReport) error {
 	_, err = build.Prepare(ctx, build.PrepareOptions{
 		Config: cfg, Lock: l, LockFile: g.lockPath(), Relock: g.relockCommand(),
 		Fetcher: &source.Fetcher{ProjectDir: cfg.Dir, CacheDir: cache, Logger: log},
-		Scratch: scratch.Path, Logger: log,
+		Scratch: scratch.Path, Logger: log, Digests: digestmemo.Memo{Dir: build.DigestsDir(cache)},
 	})
 	return err
 }

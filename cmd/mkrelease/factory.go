@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"syscall"
@@ -101,6 +102,14 @@ func run(ctx context.Context, f *Factory, args []string) int {
 	if f.Progress == nil {
 		f.Progress = newProgress(f)
 	}
+	if p := f.Getenv("MKRELEASE_CPUPROFILE"); p != "" {
+		stop, err := startCPUProfile(p)
+		if err != nil {
+			fmt.Fprintln(f.IO.ErrOut, "mkrelease: "+err.Error())
+			return 2
+		}
+		defer stop()
+	}
 	ctx = progress.NewContext(ctx, f.Progress)
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
@@ -143,3 +152,20 @@ type silentError struct{ code int }
 
 func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 func (e *silentError) ExitCode() int { return e.code }
+
+// startCPUProfile writes a CPU profile of the run to path (for `go tool
+// pprof`), until the returned function is called.
+func startCPUProfile(path string) (func(), error) {
+	out, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("MKRELEASE_CPUPROFILE: %w", err)
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		out.Close()
+		return nil, fmt.Errorf("MKRELEASE_CPUPROFILE: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		out.Close()
+	}, nil
+}
