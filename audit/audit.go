@@ -26,9 +26,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -507,24 +509,46 @@ func pairFindings(dir string, wheels []string) []Finding {
 	return out
 }
 
-// sbomFindings checks every package checksum of the SBOM against the file
-// it names: a wheel of the folder, or a file inside a bundle.
+// sbomFindings checks every wheel checksum of the SBOMs (SPDX and
+// CycloneDX) against the file it names: a wheel of the folder, or a file
+// inside a bundle.
 func sbomFindings(rel *dist.Release, inside map[string]string) []Finding {
 	dir := rel.Dir
-	var docs []string
-	for _, a := range rel.Files(dist.And(dist.ByKind(dist.KindSBOM), dist.TopLevel())) {
-		docs = append(docs, a.Path)
-	}
-	if len(docs) == 0 {
-		return []Finding{{Msg: "no SBOM (NAME-VERSION.spdx.json) in the folder"}}
-	}
 	var out []Finding
-	for _, d := range docs {
-		data, err := os.ReadFile(filepath.Join(dir, d))
-		if err != nil {
-			out = append(out, Finding{File: d, Msg: err.Error()})
-			continue
+	// check compares one wheel an SBOM names with the file.
+	check := func(what, doc, name, file, sha string) {
+		got := ""
+		if a, ok := rel.File(file); ok {
+			got = a.SHA256
+		} else if s, ok := inside[file]; ok {
+			got = s
+		} else {
+			out = append(out, Finding{File: doc, Msg: fmt.Sprintf("package %s names %s, which is neither in the folder nor in a bundle", name, file)})
+			return
 		}
+		if got != sha {
+			out = append(out, Finding{File: file, Msg: fmt.Sprintf("%s records sha256 %s, the file has %s", what, sha, got)})
+		}
+	}
+	read := func(kind dist.Kind, missing string) map[string][]byte {
+		docs := map[string][]byte{}
+		files := rel.Files(dist.And(dist.ByKind(kind), dist.TopLevel()))
+		if len(files) == 0 {
+			out = append(out, Finding{Msg: missing})
+		}
+		for _, a := range files {
+			data, err := os.ReadFile(filepath.Join(dir, a.Path))
+			if err != nil {
+				out = append(out, Finding{File: a.Path, Msg: err.Error()})
+				continue
+			}
+			docs[a.Path] = data
+		}
+		return docs
+	}
+	spdx := read(dist.KindSBOM, "no SBOM (NAME-VERSION.spdx.json) in the folder")
+	for _, d := range slices.Sorted(maps.Keys(spdx)) {
+		data := spdx[d]
 		s, err := sbom.Parse(data)
 		if err != nil {
 			out = append(out, Finding{File: d, Msg: err.Error()})
@@ -535,21 +559,31 @@ func sbomFindings(rel *dist.Release, inside map[string]string) []Finding {
 		}
 		for _, p := range s.Packages {
 			isWheel := strings.HasPrefix(p.ID, "SPDXRef-Package-wheel-") || strings.HasPrefix(p.ID, "SPDXRef-Package-dependency-")
-			if !isWheel || p.FileName == "" || p.SHA256 == "" {
+			if isWheel && p.FileName != "" && p.SHA256 != "" {
+				check("the SBOM", d, p.Name, p.FileName, p.SHA256)
+			}
+		}
+	}
+	cdx := read(dist.KindCycloneDX, "no CycloneDX SBOM (NAME-VERSION.cdx.json) in the folder")
+	for _, d := range slices.Sorted(maps.Keys(cdx)) {
+		data := cdx[d]
+		s, err := sbom.ParseCycloneDX(data)
+		if err != nil {
+			out = append(out, Finding{File: d, Msg: err.Error()})
+			continue
+		}
+		if err := sbom.CheckSerialNumber(data); err != nil {
+			out = append(out, Finding{File: d, Msg: err.Error()})
+		}
+		for _, c := range s.Components {
+			if c.FileName == "" {
 				continue
 			}
-			got := ""
-			if a, ok := rel.File(p.FileName); ok {
-				got = a.SHA256
-			} else if sha, ok := inside[p.FileName]; ok {
-				got = sha
-			} else {
-				out = append(out, Finding{File: d, Msg: fmt.Sprintf("package %s names %s, which is neither in the folder nor in a bundle", p.Name, p.FileName)})
+			if c.SHA256 == "" {
+				out = append(out, Finding{File: d, Msg: fmt.Sprintf("component %s (%s) has no SHA-256 hash", c.Ref, c.FileName)})
 				continue
 			}
-			if got != p.SHA256 {
-				out = append(out, Finding{File: p.FileName, Msg: fmt.Sprintf("the SBOM records sha256 %s, the file has %s", p.SHA256, got)})
-			}
+			check("the CycloneDX SBOM", d, c.Name, c.FileName, c.SHA256)
 		}
 	}
 	return out

@@ -37,9 +37,9 @@ type docsData struct {
 	Docs
 	P platformFacts
 	// Checksums, Notes and Manifest are the names of the bundle's
-	// SHA256SUMS, release notes and manifest; SBOM that of its target's
-	// SPDX document.
-	Checksums, Notes, Manifest, SBOM string
+	// SHA256SUMS, release notes and manifest; SBOM and CycloneDX those of
+	// its target's SPDX and CycloneDX documents.
+	Checksums, Notes, Manifest, SBOM, CycloneDX string
 	// Minors are the boundary's minor versions, newest first ("13", "12").
 	Minors []string
 	// Candidates is install.sh's candidates function, NamesCase the case
@@ -301,6 +301,7 @@ writes for the bundle's wheels.
 | ` + "`{{.Notes}}`" + ` | what changed in {{.Version}} |
 | ` + "`{{.Manifest}}`" + ` | every build input and this support boundary |
 | ` + "`{{.SBOM}}`" + ` | the SPDX 2.3 software bill of materials of this target: its wheels, the closure and what built them |
+| ` + "`{{.CycloneDX}}`" + ` | the same bill of materials as CycloneDX 1.6 |
 | ` + "`{{.Checksums}}`" + ` | the sha256 of every other file |
 `))
 
@@ -348,7 +349,7 @@ func render(t *template.Template, d Docs) ([]byte, error) {
 	var b bytes.Buffer
 	data := docsData{Docs: d, P: p,
 		Checksums: dist.ChecksumsFile, Notes: dist.NotesFile, Manifest: dist.ManifestFile,
-		SBOM:   dist.NamesOf(d.Name, d.Version).TargetSBOM(d.Target),
+		SBOM: dist.NamesOf(d.Name, d.Version).TargetSBOM(d.Target), CycloneDX: dist.NamesOf(d.Name, d.Version).TargetCycloneDX(d.Target),
 		Minors: minors, Candidates: candidates, NamesCase: namesCase(layout),
 		PathNames: "`" + strings.Join(layout.OnPath, "`, then `") + "`", Managers: managers, ManagerFolders: folders,
 		ProbeSeconds: int(pyfind.ProbeTimeout.Seconds())}

@@ -20,10 +20,12 @@ import (
 	"github.com/mkrelease/mkrelease/sbom"
 )
 
-// SBOMStage writes the release's SPDX 2.3 document, NAME-VERSION.spdx.json:
-// the release, each target's wheels and closure, the pinned sources, the
-// overlays and the toolchains. Each bundle carries the document of its own
-// target instead ([TargetSBOM]).
+// SBOMStage writes the release's SBOM, as SPDX 2.3
+// (NAME-VERSION.spdx.json) and as CycloneDX 1.6 (NAME-VERSION.cdx.json),
+// both encoded from one model of the same facts: the release, each
+// target's wheels and closure, the pinned sources, the overlays and the
+// toolchains. Each bundle carries the documents of its own target instead
+// ([TargetSBOM]).
 type SBOMStage struct {
 	// Closures are the targets' closures (the closure stage fills them).
 	Closures Closures
@@ -44,20 +46,42 @@ func (s SBOMStage) Run(_ context.Context, r *release.Release) error {
 	return WriteSBOM(r, doc)
 }
 
-// WriteSBOM writes the release's SPDX document of doc into the staging
-// folder and records it. The build describes its own targets ([SBOM]);
-// merge joins the descriptions its parts carry.
+// WriteSBOM writes the release's SPDX and CycloneDX documents of doc into
+// the staging folder and records them. The build describes its own
+// targets ([SBOM]); merge joins the descriptions its parts carry.
 func WriteSBOM(r *release.Release, doc sbom.Release) error {
-	data, err := sbom.Generate(doc)
+	spdx, cdx, err := documents(doc)
 	if err != nil {
 		return fmt.Errorf("SBOM: %w", err)
 	}
-	name := dist.NamesOf(r.Config.Project.NormalizedName, r.Config.Project.Version).SBOM()
-	if err := atomicfile.WriteFile(filepath.Join(r.Stage, name), data, 0o644); err != nil {
-		return err
+	names := dist.NamesOf(r.Config.Project.NormalizedName, r.Config.Project.Version)
+	for _, f := range []struct {
+		kind dist.Kind
+		name string
+		data []byte
+	}{{dist.KindSBOM, names.SBOM(), spdx}, {dist.KindCycloneDX, names.CycloneDX(), cdx}} {
+		if err := atomicfile.WriteFile(filepath.Join(r.Stage, f.name), f.data, 0o644); err != nil {
+			return err
+		}
+		r.Artifacts.Add(dist.Artifact{Kind: f.kind, Path: f.name, SHA256: checksum.Bytes(f.data), Size: int64(len(f.data))})
 	}
-	r.Artifacts.Add(dist.Artifact{Kind: dist.KindSBOM, Path: name, SHA256: checksum.Bytes(data), Size: int64(len(data))})
 	return nil
+}
+
+// documents are the SPDX and CycloneDX documents of doc, encoded from one
+// model.
+func documents(doc sbom.Release) (spdx, cdx []byte, err error) {
+	m, err := sbom.Build(doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	if spdx, err = m.SPDX(); err != nil {
+		return nil, nil, err
+	}
+	if cdx, err = m.CycloneDX(); err != nil {
+		return nil, nil, err
+	}
+	return spdx, cdx, nil
 }
 
 // SBOM assembles the SBOM's description of the release: every target r
@@ -77,17 +101,17 @@ func TargetSBOM(r *release.Release, cs Closures, target string) (sbom.Release, e
 	return describe(r, cs, target, func(source string) bool { return reads[source] })
 }
 
-// targetSBOM is the SPDX document of target, as its bundle carries it.
-func targetSBOM(r *release.Release, cs Closures, target string) ([]byte, error) {
+// targetSBOM is the SPDX and CycloneDX documents of target, as its bundle
+// carries them.
+func targetSBOM(r *release.Release, cs Closures, target string) (spdx, cdx []byte, err error) {
 	doc, err := TargetSBOM(r, cs, target)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	data, err := sbom.Generate(doc)
-	if err != nil {
-		return nil, fmt.Errorf("SBOM of target %s: %w", target, err)
+	if spdx, cdx, err = documents(doc); err != nil {
+		return nil, nil, fmt.Errorf("SBOM of target %s: %w", target, err)
 	}
-	return data, nil
+	return spdx, cdx, nil
 }
 
 // describe assembles the document of target ("" for the release: every

@@ -12,7 +12,8 @@
 //	  dependencies/  the closure
 //	  requirements.txt  pylock.toml   every wheel of the bundle, pinned by hash
 //	  licenses/      one file per component + THIRD_PARTY_LICENSES.txt
-//	  NAME-VERSION-TARGET.spdx.json   the SBOM of this target
+//	  NAME-VERSION-TARGET.spdx.json   the SBOM of this target (SPDX 2.3)
+//	  NAME-VERSION-TARGET.cdx.json    the same SBOM as CycloneDX 1.6
 //	  SHA256SUMS     every other file
 //
 // Signed statements live beside the bundle, never inside it, so the bundle

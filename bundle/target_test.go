@@ -117,6 +117,34 @@ func TestBundleDependsOnItsTargetAlone(t *testing.T) {
 					t.Errorf("the SBOM records sha256 %s for %s, the bundle's file has %s", p.SHA256, p.FileName, sum)
 				}
 			}
+
+			// The CycloneDX document beside it: the same wheels, digest for
+			// digest, and its serial number derived from its content.
+			cdx, ok := files["demo-app-2.0-"+tc.target+".cdx.json"]
+			if !ok {
+				t.Fatalf("no CycloneDX SBOM demo-app-2.0-%s.cdx.json among %v", tc.target, slices.Sorted(maps.Keys(files)))
+			}
+			if err := sbom.CheckSerialNumber(cdx); err != nil {
+				t.Errorf("the bundle's CycloneDX SBOM: %v", err)
+			}
+			cs, err := sbom.ParseCycloneDX(cdx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spdxWheels, cdxWheels := map[string]string{}, map[string]string{}
+			for _, p := range s.Packages {
+				if p.FileName != "" {
+					spdxWheels[p.FileName] = p.SHA256
+				}
+			}
+			for _, c := range cs.Components {
+				if c.FileName != "" {
+					cdxWheels[c.FileName] = c.SHA256
+				}
+			}
+			if len(cdxWheels) == 0 || !maps.Equal(cdxWheels, spdxWheels) {
+				t.Errorf("the CycloneDX SBOM records wheels %v, the SPDX SBOM %v", cdxWheels, spdxWheels)
+			}
 		})
 	}
 

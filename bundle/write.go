@@ -121,11 +121,12 @@ func (s Stage) writeBundle(ctx context.Context, r *release.Release, target strin
 		return err
 	}
 	addData(dist.ManifestFile, m, 0o644)
-	spdx, err := targetSBOM(r, s.Closures, target)
+	spdx, cdx, err := targetSBOM(r, s.Closures, target)
 	if err != nil {
 		return fmt.Errorf("bundle %s: %w", file, err)
 	}
 	addData(names.TargetSBOM(target), spdx, 0o644)
+	addData(names.TargetCycloneDX(target), cdx, 0o644)
 	// install.sh comes last: it carries the digest of every other file.
 	docs.Files = slices.Clone(sums)
 	install, err := InstallScript(docs)

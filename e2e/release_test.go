@@ -101,7 +101,7 @@ func checkRelease(t *testing.T, a run, out string) {
 	requireNetns(t)
 	rel := filepath.Join(ch, "releases", "0.3.0")
 	for _, s := range []string{wheelName("vexl_plugin", "linux-x86_64"), wheelName("vexl_compiler", "linux-x86_64"),
-		"vexl-0.3.0-linux-x86_64.tar.gz", "vexl-0.3.0.spdx.json", dist.NotesFile} {
+		"vexl-0.3.0-linux-x86_64.tar.gz", "vexl-0.3.0.spdx.json", "vexl-0.3.0.cdx.json", dist.NotesFile} {
 		cmd := exec.Command("unshare", "-n", cosign, "verify-blob-attestation", "--key", pub,
 			"--signature", filepath.Join(rel, "vexl-0.3.0.vsa.intoto.jsonl"), "--type", "https://slsa.dev/verification_summary/v1",
 			"--insecure-ignore-tlog=true", filepath.Join(rel, s))

@@ -46,13 +46,14 @@ func TestVerifyTamperMatrix(t *testing.T) {
 		wheel    = "demo_app-2.0-py3-none-any.whl"
 		bundle   = "demo-app-2.0-linux-x86_64.tar.gz"
 		sbomFile = "demo-app-2.0.spdx.json"
+		cdxFile  = "demo-app-2.0.cdx.json"
 		envFile  = "demo-app-2.0.intoto.jsonl"
 		bndFile  = "demo-app-2.0.sigstore.json"
 		sidecar  = wheel + ".sha256"
 		sums     = "SHA256SUMS"
 	)
 	// the extra file of each kind, for "extra file" (the culprit then)
-	extra := map[string]string{wheel: "extra-1.0-py3-none-any.whl", bundle: "extra-1.0-linux-x86_64.tar.gz", sbomFile: "extra-1.0.spdx.json",
+	extra := map[string]string{wheel: "extra-1.0-py3-none-any.whl", bundle: "extra-1.0-linux-x86_64.tar.gz", sbomFile: "extra-1.0.spdx.json", cdxFile: "extra-1.0.cdx.json",
 		envFile: "extra-1.0.intoto.jsonl", sidecar: "extra-1.0.tar.gz.sha256", sums: "EXTRA.txt"}
 	// another valid file of the same kind, for "replaced"
 	another := map[string]func(t *testing.T, dir string) []byte{
@@ -62,6 +63,10 @@ func TestVerifyTamperMatrix(t *testing.T) {
 		},
 		sbomFile: func(t *testing.T, dir string) []byte {
 			b := mustRead(t, filepath.Join(dir, sbomFile))
+			return bytes.Replace(b, []byte(`"name": "demo-app"`), []byte(`"name": "demo-app-x"`), 1)
+		},
+		cdxFile: func(t *testing.T, dir string) []byte {
+			b := mustRead(t, filepath.Join(dir, cdxFile))
 			return bytes.Replace(b, []byte(`"name": "demo-app"`), []byte(`"name": "demo-app-x"`), 1)
 		},
 		envFile: func(t *testing.T, dir string) []byte {
@@ -122,7 +127,7 @@ func TestVerifyTamperMatrix(t *testing.T) {
 			fixChecksums(t, dir, envFile)
 		}},
 	}
-	for _, kind := range []string{wheel, bundle, sbomFile, envFile, sidecar, sums} {
+	for _, kind := range []string{wheel, bundle, sbomFile, cdxFile, envFile, sidecar, sums} {
 		for _, f := range faults {
 			t.Run(kind+"/"+f.name, func(t *testing.T) {
 				dir := filepath.Join(t.TempDir(), "dist")

@@ -85,6 +85,15 @@ func checkOneTarget(t *testing.T, a run) {
 		if doc == nil {
 			t.Fatalf("%s.tar.gz holds no %s.spdx.json", root, root)
 		}
+		var cdx []byte
+		for _, e := range readTarGz(t, tf[root+".tar.gz"]) {
+			if e.hdr.Name == root+"/"+root+".cdx.json" {
+				cdx = e.data
+			}
+		}
+		if err := sbom.CheckSerialNumber(cdx); cdx == nil || err != nil {
+			t.Errorf("%s.tar.gz holds no CycloneDX SBOM %s.cdx.json with its content-derived serial number (%v)", root, root, err)
+		}
 		if err := spdxschema.Validate(doc); err != nil {
 			t.Errorf("the bundle's SBOM is not valid SPDX 2.3:\n%v", err)
 		}

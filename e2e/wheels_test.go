@@ -15,6 +15,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/internal/pyfind"
 	"github.com/mkrelease/mkrelease/internal/spdxschema"
+	"github.com/mkrelease/mkrelease/sbom"
 )
 
 // checkWheels runs the wheel checks of issue #3 on a built project.
@@ -255,6 +256,18 @@ func checkBundles(t *testing.T, a run) {
 			t.Errorf("the SBOM is not valid SPDX 2.3:\n%v", err)
 		}
 	})
+	t.Run("CycloneDX SBOM beside it, with a content-derived serial number", func(t *testing.T) {
+		data, err := os.ReadFile(filepath.Join(dist, "vexl-0.3.0.cdx.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sbom.CheckSerialNumber(data); err != nil {
+			t.Error(err)
+		}
+		if _, err := sbom.ParseCycloneDX(data); err != nil {
+			t.Error(err)
+		}
+	})
 	t.Run("the x86_64 bundle installs offline and computes", func(t *testing.T) {
 		installOffline(t, filepath.Join(dist, "vexl-0.3.0-linux-x86_64.tar.gz"), pythonFor(t, 13), func(t *testing.T, venv string) {
 			work := t.TempDir()
@@ -312,14 +325,14 @@ func checkProvenance(t *testing.T, a run) {
 	}
 	t.Run("cosign verifies every subject", func(t *testing.T) {
 		var subjects []string
-		for _, g := range []string{"*.whl", "*.tar.gz", "*.spdx.json"} {
+		for _, g := range []string{"*.whl", "*.tar.gz", "*.spdx.json", "*.cdx.json"} {
 			m, _ := filepath.Glob(filepath.Join(dist, g))
 			for _, p := range m {
 				subjects = append(subjects, filepath.Base(p))
 			}
 		}
-		if len(subjects) != 3*len(targets)+1 {
-			t.Fatalf("subjects: %v, want each target's pair and bundle, and the SBOM", subjects)
+		if len(subjects) != 3*len(targets)+2 {
+			t.Fatalf("subjects: %v, want each target's pair and bundle, and the SBOM (SPDX and CycloneDX)", subjects)
 		}
 		for _, s := range subjects {
 			if out, err := verifyBlob(t, dist, s); err != nil || !strings.Contains(out, "Verified OK") {

@@ -72,7 +72,7 @@ func TestMergeJoinsParts(t *testing.T) {
 		t.Errorf("manifest targets %v, want release.toml's order", got)
 	}
 	for _, f := range []string{"build/linux-x86_64/tool", "build/linux-aarch64/tool", "RELEASE_NOTES.md", "RELEASE_NOTES.md.sha256",
-		"manifest.json", "artifacts.json", "SHA256SUMS", "demo-1.0.spdx.json"} {
+		"manifest.json", "artifacts.json", "SHA256SUMS", "demo-1.0.spdx.json", "demo-1.0.cdx.json", "demo-1.0.cdx.json.sha256"} {
 		if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(f))); err != nil {
 			t.Errorf("merged folder: %v", err)
 		}

@@ -202,8 +202,8 @@ func TestWriteNotesChangedRecord(t *testing.T) {
 	}
 }
 
-// The verification summary's subjects are the wheels, bundles and SBOM,
-// and the release notes publish wrote; nothing else.
+// The verification summary's subjects are the wheels, bundles and SBOMs
+// (SPDX and CycloneDX), and the release notes publish wrote; nothing else.
 func TestVSASubjectsHoldTheNotes(t *testing.T) {
 	sha := func(c byte) string { return strings.Repeat(string(c), 64) }
 	in := policies.Input{Release: policies.Release{Project: "vexl", Version: "0.3.0"}, Artifacts: []policies.Artifact{
@@ -212,6 +212,9 @@ func TestVSASubjectsHoldTheNotes(t *testing.T) {
 		{Name: dist.ManifestFile, Kind: dist.KindManifest.String(), SHA256: sha('3')},
 		{Name: testWheel, Kind: dist.KindWheel.String(), SHA256: sha('4')},
 		{Name: "vexl-0.3.0-linux-x86_64.tar.gz", Kind: dist.KindBundle.String(), SHA256: sha('5')},
+		{Name: "vexl-0.3.0.spdx.json", Kind: dist.KindSBOM.String(), SHA256: sha('6')},
+		{Name: "vexl-0.3.0.cdx.json", Kind: dist.KindCycloneDX.String(), SHA256: sha('7')},
+		{Name: dist.Sidecar("vexl-0.3.0.cdx.json"), Kind: dist.KindSidecar.String(), SHA256: sha('8')},
 	}}
 	v, err := vsa(&dist.Release{}, in, &policies.Decision{Allow: true}, audit.ProvenanceFacts{}, time.Unix(0, 0))
 	if err != nil {
@@ -221,7 +224,7 @@ func TestVSASubjectsHoldTheNotes(t *testing.T) {
 	for _, s := range v.Subjects {
 		got = append(got, s.Name+" "+s.SHA256[:1])
 	}
-	if want := []string{dist.NotesFile + " 1", testWheel + " 4", "vexl-0.3.0-linux-x86_64.tar.gz 5"}; !slices.Equal(got, want) {
+	if want := []string{dist.NotesFile + " 1", testWheel + " 4", "vexl-0.3.0-linux-x86_64.tar.gz 5", "vexl-0.3.0.spdx.json 6", "vexl-0.3.0.cdx.json 7"}; !slices.Equal(got, want) {
 		t.Errorf("subjects %v, want %v", got, want)
 	}
 }

@@ -54,6 +54,8 @@ func TestKind(t *testing.T) {
 		"vexl-0.3.0-verifier-evidence-linux-x86_64.intoto.jsonl":      "",
 		"vexl-0.3.0-verifier-evidence-linux-x86_64.tar.gz.sha256":     "",
 		"vexl-0.3.0.spdx.json":                                        "sbom",
+		"vexl-0.3.0.cdx.json":                                         "cyclonedx",
+		"vexl-0.3.0.cdx.json.sha256":                                  "sidecar",
 		"vexl-0.3.0.intoto.jsonl":                                     "provenance",
 		"vexl-0.3.0.sigstore.json":                                    "provenance",
 		"SHA256SUMS":                                                  "checksums",

@@ -1,10 +1,13 @@
-// Package sbom writes and reads the SPDX 2.3 JSON software bill of materials
-// of a release (DESIGN §4–6): one document per [Release], a pure function of
-// its input, valid against the official SPDX 2.3 JSON schema and carrying the
-// NTIA minimum elements (supplier, component name, version, unique
-// identifier, checksum, dependency relationships, author of the SBOM data,
-// timestamp). [Generate] writes it; [Parse] reads one back for
-// `mkrelease verify`; [CheckNamespace] checks its content-derived namespace.
+// Package sbom writes and reads the software bill of materials of a release
+// (DESIGN §4–6) as SPDX 2.3 JSON and as CycloneDX 1.6 JSON: one model per
+// [Release] ([Build] checks it once into a [BOM]), two encoders
+// ([BOM.SPDX], [BOM.CycloneDX]), each a pure function of the input, valid
+// against its official JSON schema and carrying the NTIA minimum elements
+// (supplier, component name, version, unique identifier, checksum,
+// dependency relationships, author of the SBOM data, timestamp). [Generate]
+// and [GenerateCycloneDX] write one document; [Parse] and [ParseCycloneDX]
+// read one back for `mkrelease verify`; [CheckNamespace] and
+// [CheckSerialNumber] check their content-derived identifiers.
 //
 // # Model
 //
@@ -138,4 +141,37 @@
 // release's supplier when known. Nothing else about the machine, the user or
 // the time of the run is recorded; local paths are recorded only relative
 // to the project, and URLs carrying credentials are refused.
+//
+// # CycloneDX
+//
+// The CycloneDX 1.6 document encodes the same model: the release is
+// metadata.component, every other element a component whose bom-ref is its
+// SPDX identifier without "SPDXRef-". Wheels, dependency wheels, sources and
+// the release are type "library", toolchains "application", patches,
+// overlay folders and bundles "file". A wheel carries its purl (with
+// file_name), its SHA-256 hash, its declared license expression
+// (acknowledgement "declared"; none for NOASSERTION or NONE) and, when known,
+// a "distribution" reference to the URL it was fetched from. A git source
+// has a "vcs" reference to its SPDX download location (git+URL@COMMIT), an
+// archive a "source-distribution" reference with the archive's SHA-256;
+// the "h1:" tree hash is the property mkrelease:dirhash-h1. A supplier is
+// the component's supplier (an organizationalEntity: the name, and the
+// email as a contact when it reads as an address), and a Person also its
+// author; the release's supplier is metadata.supplier, and, as SPDX's
+// creator, metadata.manufacturer (an Organization) or metadata.authors (a
+// Person); metadata.tools names mkrelease and its version; the timestamp
+// is the SOURCE_DATE_EPOCH.
+//
+// dependencies has an entry for every element and mirrors the
+// relationships: "A dependsOn B" for A DEPENDS_ON, CONTAINS, GENERATED_FROM
+// or PATCH_FOR B, and for B BUILD_TOOL_OF A (the wheel depends on the
+// toolchain that built it). DESCRIBES is metadata.component.
+//
+// The serialNumber is "urn:uuid:" and the UUIDv5 (RFC 9562 §5.5, URL
+// namespace) of SerialPrefix followed by the lower-case hex SHA-256 of the
+// complete output as it would be with the serial number
+// urn:uuid:00000000-0000-0000-0000-000000000000. The JSON is encoding/json
+// over this package's structs (field order the structs', two-space indent,
+// HTML characters not escaped, one trailing newline), components in
+// identifier order, dependsOn lists sorted.
 package sbom

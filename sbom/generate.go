@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	spdxjson "github.com/spdx/tools-golang/json"
 	"github.com/spdx/tools-golang/spdx/v2/common"
@@ -33,20 +32,26 @@ const (
 // of r's slices does not matter), with a trailing newline, and with the
 // content-derived namespace the package documentation defines. It refuses
 // an incomplete or inconsistent r with every problem found, each an *Error.
+// It is Build, then [BOM.SPDX].
 func Generate(r Release) ([]byte, error) {
-	doc, err := build(r)
+	m, err := Build(r)
 	if err != nil {
 		return nil, err
 	}
-	prefix := NamespacePrefix + idPart(documentName(r)) + "-"
-	doc.DocumentNamespace = prefix + zeroDigest
-	draft, err := render(doc)
+	return m.SPDX()
+}
+
+// SPDX returns the SPDX 2.3 JSON document of m: deterministic, with a
+// trailing newline, and with the content-derived namespace the package
+// documentation defines.
+func (m *BOM) SPDX() ([]byte, error) {
+	prefix := NamespacePrefix + idPart(m.name) + "-"
+	draft, err := render(m.spdxDocument(prefix + zeroDigest))
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(draft)
-	doc.DocumentNamespace = prefix + hex.EncodeToString(sum[:])
-	return render(doc)
+	return render(m.spdxDocument(prefix + hex.EncodeToString(sum[:])))
 }
 
 // documentName is NAME-VERSION for the release's document and
@@ -75,7 +80,7 @@ type relKey struct {
 }
 
 type builder struct {
-	doc     *v2_3.Document
+	m       *BOM
 	release common.ElementID
 	ids     map[common.ElementID]string // → the field that defined it
 	rels    map[relKey]string           // → comment
@@ -104,8 +109,7 @@ func (b *builder) relate(a common.ElementID, typ string, c common.ElementID, com
 	}
 }
 
-func (b *builder) addPackage(p *v2_3.Package) { b.doc.Packages = append(b.doc.Packages, p) }
-func (b *builder) addFile(f *v2_3.File)       { b.doc.Files = append(b.doc.Files, f) }
+func (b *builder) add(e element) { b.m.elements = append(b.m.elements, e) }
 
 // label names the i-th element of a list in a field path: by name when it
 // has one, else by index.
@@ -120,7 +124,10 @@ func label(list, name string, i int) string {
 // ("sources[0]" and "sha256" → "sources[0].sha256").
 func member(field, key string) string { return field + "." + key }
 
-func build(r Release) (*v2_3.Document, error) {
+// Build checks r and makes the model both documents are written from. It
+// refuses an incomplete or inconsistent r with every problem found, each an
+// *Error.
+func Build(r Release) (*BOM, error) {
 	b := &builder{
 		ids:  map[common.ElementID]string{documentID: "the document"},
 		rels: map[relKey]string{},
@@ -145,38 +152,28 @@ func build(r Release) (*v2_3.Document, error) {
 	license := b.license("license", r.License, noAssertion)
 	supplier := b.supplier("supplier", r.Supplier)
 
-	creators := []common.Creator{{CreatorType: "Tool", Creator: strings.TrimSpace(r.Tool)}}
 	ownSupplier := "" // what the release's own wheels inherit
-	if supplier.SupplierType != "" {
-		creators = append(creators, common.Creator{CreatorType: supplier.SupplierType, Creator: supplier.Supplier})
-		ownSupplier = supplier.SupplierType + ": " + supplier.Supplier
+	if supplier.typ != "" {
+		ownSupplier = supplier.typ + ": " + supplier.who
 	}
-	b.doc = &v2_3.Document{
-		SPDXVersion:    v2_3.Version,
-		DataLicense:    v2_3.DataLicense,
-		SPDXIdentifier: documentID,
-		DocumentName:   documentName(r),
-		DocumentComment: "SBOM of " + scope + ", written by " + strings.TrimSpace(r.Tool) +
-			". The documentNamespace ends with the SHA-256 of this file as written, with those 64 hex digits replaced by 64 '0' characters.",
-		CreationInfo: &v2_3.CreationInfo{
-			Creators: creators,
-			Created:  time.Unix(r.Created, 0).UTC().Format(time.RFC3339),
-		},
-	}
-
 	b.release = common.ElementID(joinID("Package", "release", r.Name, r.Version))
+	b.m = &BOM{
+		name:     documentName(r),
+		scope:    scope,
+		tool:     strings.TrimSpace(r.Tool),
+		created:  r.Created,
+		supplier: supplier,
+		release:  b.release,
+	}
 	b.claim(b.release, "the release")
-	b.addPackage(&v2_3.Package{
-		PackageName:             r.Name,
-		PackageSPDXIdentifier:   b.release,
-		PackageVersion:          r.Version,
-		PackageSupplier:         supplier,
-		PackageDownloadLocation: noAssertion,
-		FilesAnalyzed:           false,
-		PackageLicenseConcluded: noAssertion,
-		PackageLicenseDeclared:  license,
-		PackageCopyrightText:    noAssertion,
-		PackageComment:          releaseComment,
+	b.add(element{
+		id:       b.release,
+		kind:     kindRelease,
+		name:     r.Name,
+		version:  r.Version,
+		supplier: supplier,
+		license:  license,
+		comment:  releaseComment,
 	})
 	b.relate(documentID, common.TypeRelationshipDescribe, b.release, "")
 
@@ -218,7 +215,7 @@ func build(r Release) (*v2_3.Document, error) {
 		return nil, errors.Join(b.errs...)
 	}
 	b.finish()
-	return b.doc, nil
+	return b.m, nil
 }
 
 // scope checks the target of a one-target document: a name, and the
@@ -316,10 +313,9 @@ func (b *builder) target(field string, t Target, releaseLicense, releaseSupplier
 	if t.Bundle != nil {
 		bf := member(field, "bundle")
 		id := common.ElementID(joinID("File", "bundle", t.Name))
-		if f, ok := b.file(bf, "name", id, t.Bundle.Name, t.Bundle.SHA1, t.Bundle.SHA256); ok && b.claim(id, bf) {
-			f.FileTypes = []string{"ARCHIVE"}
-			f.FileComment = "Offline install bundle of target " + t.Name + "."
-			b.addFile(f)
+		if b.file(bf, "name", t.Bundle.Name, t.Bundle.SHA1, t.Bundle.SHA256) && b.claim(id, bf) {
+			b.add(element{id: id, kind: kindBundle, name: t.Bundle.Name, sha1: t.Bundle.SHA1, sha256: t.Bundle.SHA256,
+				comment: "Offline install bundle of target " + t.Name + "."})
 			b.relate(documentID, common.TypeRelationshipDescribe, id, "")
 			for _, w := range all {
 				b.relate(id, common.TypeRelationshipContains, w, "")
@@ -379,31 +375,29 @@ func (b *builder) wheel(field, kind, target string, p Package, defLicense, defSu
 	if kind == "dependency" {
 		comment = "Dependency wheel in the closure of target " + target + "."
 	}
-	b.addPackage(&v2_3.Package{
-		PackageName:             name,
-		PackageSPDXIdentifier:   id,
-		PackageVersion:          p.Version,
-		PackageFileName:         p.FileName,
-		PackageSupplier:         supplier,
-		PackageDownloadLocation: loc,
-		FilesAnalyzed:           false,
-		PackageChecksums:        []common.Checksum{{Algorithm: common.SHA256, Value: p.SHA256}},
-		PackageLicenseConcluded: noAssertion,
-		PackageLicenseDeclared:  lic,
-		PackageCopyrightText:    noAssertion,
-		PackageComment:          comment,
-		PackageExternalReferences: []*v2_3.PackageExternalReference{{
-			Category: common.CategoryPackageManager,
-			RefType:  common.TypePackageManagerPURL,
-			Locator:  WheelPURL(name, p.Version, p.FileName),
-		}},
+	ek := kindWheel
+	if kind == "dependency" {
+		ek = kindDependency
+	}
+	b.add(element{
+		id:       id,
+		kind:     ek,
+		name:     name,
+		version:  p.Version,
+		fileName: p.FileName,
+		supplier: supplier,
+		location: loc,
+		sha256:   p.SHA256,
+		license:  lic,
+		comment:  comment,
+		purl:     WheelPURL(name, p.Version, p.FileName),
 	})
 	return id, true
 }
 
-// file makes a document-level File with its SHA1 and SHA256 (§8.4) or
-// reports why it cannot.
-func (b *builder) file(field, nameField string, id common.ElementID, name, sha1, sha256 string) (*v2_3.File, bool) {
+// file checks the facts of a document-level File: a project-relative
+// name, its SHA256 and the SHA1 SPDX 2.3 §8.4 requires.
+func (b *builder) file(field, nameField, name, sha1, sha256 string) bool {
 	ok := true
 	if m := pin.CheckProjectPath(name); m != "" {
 		b.fail(member(field, nameField), "%s", m)
@@ -417,29 +411,7 @@ func (b *builder) file(field, nameField string, id common.ElementID, name, sha1,
 		b.fail(member(field, "sha1"), "%q is not a SHA-1 in lower-case hex: SPDX 2.3 §8.4 requires a SHA1 checksum on every File; hash the file with SHA-1 too", sha1)
 		ok = false
 	}
-	if !ok {
-		return nil, false
-	}
-	return &v2_3.File{
-		FileName:           "./" + name,
-		FileSPDXIdentifier: id,
-		Checksums: []common.Checksum{
-			{Algorithm: common.SHA1, Value: sha1},
-			{Algorithm: common.SHA256, Value: sha256},
-		},
-		LicenseConcluded:   noAssertion,
-		LicenseInfoInFiles: []string{noAssertion},
-		FileCopyrightText:  noAssertion,
-	}, true
-}
-
-func treeRef(tree, comment string) *v2_3.PackageExternalReference {
-	return &v2_3.PackageExternalReference{
-		Category:           common.CategoryOther,
-		RefType:            "dirhash-h1",
-		Locator:            tree,
-		ExternalRefComment: comment,
-	}
+	return ok
 }
 
 func (b *builder) source(field string, s Source) (common.ElementID, bool) {
@@ -472,25 +444,26 @@ func (b *builder) source(field string, s Source) (common.ElementID, bool) {
 	if !ok || !b.claim(id, field) {
 		return "", false
 	}
-	p := &v2_3.Package{
-		PackageName:               s.Name,
-		PackageSPDXIdentifier:     id,
-		PackageVersion:            version,
-		PackageSupplier:           supplier,
-		PackageDownloadLocation:   loc,
-		FilesAnalyzed:             false,
-		PackageSourceInfo:         info,
-		PackageLicenseConcluded:   noAssertion,
-		PackageLicenseDeclared:    noAssertion,
-		PackageCopyrightText:      noAssertion,
-		PackageComment:            "Pinned " + s.Kind + " source " + s.Name + ", before overlays.",
-		PackageExternalReferences: []*v2_3.PackageExternalReference{treeRef(s.Tree, "golang.org/x/mod/sumdb/dirhash Hash1 of the pinned tree")},
-		PrimaryPackagePurpose:     "SOURCE",
+	e := element{
+		id:         id,
+		kind:       kindSource,
+		name:       s.Name,
+		version:    version,
+		supplier:   supplier,
+		location:   loc,
+		sourceInfo: info,
+		sourceKind: s.Kind,
+		comment:    "Pinned " + s.Kind + " source " + s.Name + ", before overlays.",
+		tree:       s.Tree,
+		treeNote:   "the pinned tree",
+	}
+	if s.Kind == SourceGit {
+		e.commit = s.Commit
 	}
 	if _, digest := kind.Resolved(s.Source, pin.Project{}); digest["sha256"] != "" {
-		p.PackageChecksums = []common.Checksum{{Algorithm: common.SHA256, Value: digest["sha256"]}}
+		e.sha256 = digest["sha256"]
 	}
-	b.addPackage(p)
+	b.add(e)
 	return id, true
 }
 
@@ -531,30 +504,22 @@ func (b *builder) overlay(field string, o Overlay, sources map[string]common.Ele
 		if !b.claim(id, field) {
 			return
 		}
-		b.addPackage(&v2_3.Package{
-			PackageName:               o.Name,
-			PackageSPDXIdentifier:     id,
-			PackageVersion:            o.Tree,
-			PackageSupplier:           &common.Supplier{Supplier: noAssertion},
-			PackageDownloadLocation:   noAssertion,
-			FilesAnalyzed:             false,
-			PackageSourceInfo:         "overlay folder " + o.Path + " of the project",
-			PackageLicenseConcluded:   noAssertion,
-			PackageLicenseDeclared:    noAssertion,
-			PackageCopyrightText:      noAssertion,
-			PackageComment:            comment,
-			PackageExternalReferences: []*v2_3.PackageExternalReference{treeRef(o.Tree, "golang.org/x/mod/sumdb/dirhash Hash1 of the overlay folder")},
-			PrimaryPackagePurpose:     "SOURCE",
+		b.add(element{
+			id:         id,
+			kind:       kindTreeOverlay,
+			name:       o.Name,
+			version:    o.Tree,
+			sourceInfo: "overlay folder " + o.Path + " of the project",
+			comment:    comment,
+			tree:       o.Tree,
+			treeNote:   "the overlay folder",
 		})
 	case o.Tree == "":
 		id = common.ElementID(joinID("File", "overlay", o.Source, o.Name))
-		f, ok := b.file(field, "path", id, o.Path, o.SHA1, o.SHA256)
-		if !ok || !b.claim(id, field) {
+		if !b.file(field, "path", o.Path, o.SHA1, o.SHA256) || !b.claim(id, field) {
 			return
 		}
-		f.FileTypes = []string{"SOURCE"}
-		f.FileComment = comment
-		b.addFile(f)
+		b.add(element{id: id, kind: kindPatchOverlay, name: o.Path, sha1: o.SHA1, sha256: o.SHA256, comment: comment})
 	default:
 		b.fail(field, "give the patch file's sha256 and sha1, or the overlay folder's tree hash, not both")
 		return
@@ -592,18 +557,13 @@ func (b *builder) toolchain(field string, tc Toolchain, targets map[string][]com
 	} else {
 		comment += " Its identity line, as release.lock locks it, is '" + line + "'; no version could be read from it, so versionInfo is left out."
 	}
-	b.addPackage(&v2_3.Package{
-		PackageName:             tc.Name,
-		PackageSPDXIdentifier:   id,
-		PackageVersion:          version,
-		PackageSupplier:         b.supplier(member(field, "supplier"), tc.Supplier),
-		PackageDownloadLocation: noAssertion,
-		FilesAnalyzed:           false,
-		PackageLicenseConcluded: noAssertion,
-		PackageLicenseDeclared:  noAssertion,
-		PackageCopyrightText:    noAssertion,
-		PackageComment:          comment,
-		PrimaryPackagePurpose:   "APPLICATION",
+	b.add(element{
+		id:       id,
+		kind:     kindToolchain,
+		name:     tc.Name,
+		version:  version,
+		supplier: b.supplier(member(field, "supplier"), tc.Supplier),
+		comment:  comment,
 	})
 	for _, u := range users {
 		b.relate(id, common.TypeRelationshipBuildToolOf, u, "")
@@ -628,29 +588,24 @@ func (b *builder) license(field, expr, def string) string {
 
 // supplier parses "Person: NAME (EMAIL)" or "Organization: NAME (EMAIL)";
 // "" and NOASSERTION give NOASSERTION.
-func (b *builder) supplier(field, s string) *common.Supplier {
+func (b *builder) supplier(field, s string) party {
 	s = strings.TrimSpace(s)
 	if s == "" || s == noAssertion {
-		return &common.Supplier{Supplier: noAssertion}
+		return party{}
 	}
 	typ, who, ok := strings.Cut(s, ":")
 	who = strings.TrimSpace(who)
 	if !ok || (typ != "Person" && typ != "Organization") || !singleLine(who) {
 		b.fail(field, "%q: write \"Person: NAME (EMAIL)\" or \"Organization: NAME (EMAIL)\" (SPDX 2.3 §7.5), or leave it empty for NOASSERTION", s)
-		return &common.Supplier{Supplier: noAssertion}
+		return party{}
 	}
-	return &common.Supplier{SupplierType: typ, Supplier: who}
+	return party{typ: typ, who: who}
 }
 
-// finish sorts packages and files by identifier and writes the
-// relationships in (element, type, related element) order.
+// finish sorts the elements by identifier and writes the relationships in
+// (element, type, related element) order.
 func (b *builder) finish() {
-	slices.SortFunc(b.doc.Packages, func(x, y *v2_3.Package) int {
-		return cmp.Compare(x.PackageSPDXIdentifier, y.PackageSPDXIdentifier)
-	})
-	slices.SortFunc(b.doc.Files, func(x, y *v2_3.File) int {
-		return cmp.Compare(x.FileSPDXIdentifier, y.FileSPDXIdentifier)
-	})
+	b.m.sortElements()
 	keys := make([]relKey, 0, len(b.rels))
 	for k := range b.rels {
 		keys = append(keys, k)
@@ -658,13 +613,8 @@ func (b *builder) finish() {
 	slices.SortFunc(keys, func(x, y relKey) int {
 		return cmp.Or(cmp.Compare(x.a, y.a), cmp.Compare(x.typ, y.typ), cmp.Compare(x.b, y.b))
 	})
-	b.doc.Relationships = make([]*v2_3.Relationship, len(keys))
+	b.m.rels = make([]rel, len(keys))
 	for i, k := range keys {
-		b.doc.Relationships[i] = &v2_3.Relationship{
-			RefA:                common.MakeDocElementID("", string(k.a)),
-			RefB:                common.MakeDocElementID("", string(k.b)),
-			Relationship:        k.typ,
-			RelationshipComment: b.rels[k],
-		}
+		b.m.rels[i] = rel{relKey: k, comment: b.rels[k]}
 	}
 }

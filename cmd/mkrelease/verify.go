@@ -26,9 +26,10 @@ func NewCmdVerify(f *Factory, g *globalOptions, runF func(*VerifyOptions) error)
 		Short: "Audit an output folder, a channel, bundles, wheels, evidence, sidecars or SHA256SUMS",
 		Long: `Verify checks what it is given without installing anything:
   a folder      SHA256SUMS (no file missing or unlisted), every sidecar, every wheel and
-                bundle, release pairs, the SBOM against the files it describes,
-                manifest.json digests, the signed provenance (a trusted key, subjects
-                = the folder's wheels, bundles and SBOM, lock facts = release.lock)
+                bundle, release pairs, the SBOMs (SPDX and CycloneDX) against the
+                files they describe, manifest.json digests, the signed provenance (a
+                trusted key, subjects = the folder's wheels, bundles and SBOMs, lock
+                facts = release.lock)
   a channel     (a folder published by mkrelease publish) its state, every file's digest,
                 sidecars and SHA256SUMS, .metadata files, every index page's links; per
                 version the verification summary and provenance signatures and subjects,

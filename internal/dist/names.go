@@ -74,6 +74,10 @@ func (n Names) TargetSBOM(target string) string { return n.BundleRoot(target) + 
 // CycloneDX is the release's CycloneDX document, NAME-VERSION.cdx.json.
 func (n Names) CycloneDX() string { return n.Base + cyclonedxExt }
 
+// TargetCycloneDX is the CycloneDX document of target that its bundle
+// carries, NAME-VERSION-TARGET.cdx.json, beside [Names.TargetSBOM].
+func (n Names) TargetCycloneDX(target string) string { return n.BundleRoot(target) + cyclonedxExt }
+
 // Provenance is the release's signed provenance as DSSE envelopes, one
 // per line: NAME-VERSION.intoto.jsonl.
 func (n Names) Provenance() string { return n.Base + statementsExt }
