@@ -50,6 +50,10 @@ type Prepared struct {
 	Found *lock.Lock
 	// Workspaces maps a source name to its prepared folder.
 	Workspaces map[string]string
+	// Trees maps a source name to the sha256 of each file of its prepared
+	// folder (overlays applied), by slash-separated path: hashed once
+	// here, read by the stages that need a file's digest.
+	Trees map[string]map[string]string
 	// Epoch is SOURCE_DATE_EPOCH for the release.
 	Epoch int64
 }
@@ -85,7 +89,7 @@ func Prepare(ctx context.Context, o PrepareOptions) (*Prepared, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	p := &Prepared{Found: &lock.Lock{Version: lock.FormatVersion}, Workspaces: map[string]string{}}
+	p := &Prepared{Found: &lock.Lock{Version: lock.FormatVersion}, Workspaces: map[string]string{}, Trees: map[string]map[string]string{}}
 	var drifts []lock.Drift
 	drift := func(d lock.Drift) { drifts = append(drifts, d) }
 
@@ -118,6 +122,7 @@ func Prepare(ctx context.Context, o PrepareOptions) (*Prepared, error) {
 		}
 		p.Found.Sources = append(p.Found.Sources, ls)
 		p.Workspaces[s.Name] = ws
+		p.Trees[s.Name] = digests(sum.Files)
 		log.Info("source", "name", s.Name, "kind", s.Kind(), "tree", sum.H1)
 
 		sourceOK := true
@@ -164,6 +169,7 @@ func Prepare(ctx context.Context, o PrepareOptions) (*Prepared, error) {
 				return nil, &source.Error{Source: s.Name, Msg: "hash tree after overlay " + ov.Name, Err: err}
 			}
 			lo.Result = res.H1
+			p.Trees[s.Name] = digests(res.Files)
 			p.Found.Overlays = append(p.Found.Overlays, lo)
 			log.Info("overlay applied", "name", ov.Name, "result", res.H1)
 			if haveLocked && locked.Result != res.H1 {
@@ -230,6 +236,15 @@ func expected(l *lock.Lock, s config.Source) source.Expected {
 		return source.Expected{ArchiveSize: ls.Size}
 	}
 	return source.Expected{}
+}
+
+// digests maps each file's path to its sha256.
+func digests(files []treehash.File) map[string]string {
+	m := make(map[string]string, len(files))
+	for _, f := range files {
+		m[f.Path] = f.SHA256
+	}
+	return m
 }
 
 func lines(files []treehash.File) []string {

@@ -55,7 +55,7 @@ func (s SourcesStage) Run(ctx context.Context, r *release.Release) error {
 	if err != nil {
 		return err
 	}
-	r.Found, r.Epoch = p.Found, p.Epoch
+	r.Found, r.Epoch, r.Trees = p.Found, p.Epoch, p.Trees
 	maps.Copy(s.Workspaces, p.Workspaces)
 	return nil
 }

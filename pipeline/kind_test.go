@@ -17,10 +17,12 @@ import (
 	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/provenance/attest"
 	"github.com/mkrelease/mkrelease/release"
+	"github.com/mkrelease/mkrelease/sbom"
 )
 
-// cycloneDXStage is a toy artifact kind's whole implementation: one stage
-// that writes a CycloneDX-shaped document and registers it with its kind.
+// cycloneDXStage is an artifact kind's whole implementation: one stage
+// that writes a CycloneDX document (of a release with nothing in it) and
+// registers it with its kind.
 // Nothing else knows about it: the test below shows that the artifact
 // list, SHA256SUMS, the sidecars, the signed provenance, dist.Open and the
 // folder audit take it as they take any artifact.
@@ -31,7 +33,10 @@ func (cycloneDXStage) String() string { return "cyclonedx" }
 func (cycloneDXStage) Run(_ context.Context, r *release.Release) error {
 	p := r.Config.Project
 	name := dist.NamesOf(p.NormalizedName, p.Version).CycloneDX()
-	data := []byte(`{"bomFormat":"CycloneDX","specVersion":"1.6","version":1,"components":[{"type":"library","name":"` + p.NormalizedName + `","version":"` + p.Version + `"}]}` + "\n")
+	data, err := sbom.GenerateCycloneDX(sbom.Release{Name: p.NormalizedName, Version: p.Version, Created: r.Epoch, Tool: "mkrelease-test"})
+	if err != nil {
+		return err
+	}
 	if err := os.WriteFile(filepath.Join(r.Stage, name), data, 0o644); err != nil {
 		return err
 	}

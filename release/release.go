@@ -52,4 +52,8 @@ type Release struct {
 	// (an older lock has none), the order of the sources, and toolchains
 	// release.toml no longer declares.
 	Found *lock.Lock
+	// Trees holds the sha256 of every file of each prepared source (its
+	// workspace, overlays applied) by source name and slash-separated path,
+	// as the sources stage hashed them.
+	Trees map[string]map[string]string
 }

@@ -50,6 +50,11 @@ type Member struct {
 	Data []byte
 	// Mode is 0644 or 0755 (any executable bit gives 0755).
 	Mode fs.FileMode
+	// SHA256 is the hex sha256 of File's content when the caller already
+	// knows it (the file was hashed when it was prepared): CacheKey uses it
+	// instead of reading the file. Write reads and hashes every member
+	// itself whatever it says.
+	SHA256 string
 }
 
 // Contents are the members of a wheel before RECORD: the writer orders

@@ -72,8 +72,12 @@ func (e *Error) ExitCode() int { return 1 }
 
 // Run assembles and writes the wheels.
 func (s Stage) Run(ctx context.Context, r *release.Release) error {
+	writer := ""
+	if !r.NoCache {
+		writer = writerIdentity(r)
+	}
 	for _, t := range r.Targets {
-		if err := s.buildTarget(ctx, r, t); err != nil {
+		if err := s.buildTarget(ctx, r, t, writer); err != nil {
 			return err
 		}
 	}
@@ -86,7 +90,7 @@ type planned struct {
 	binaries []string // wheel paths of native members, for messages
 }
 
-func (s Stage) buildTarget(ctx context.Context, r *release.Release, t config.Target) error {
+func (s Stage) buildTarget(ctx context.Context, r *release.Release, t config.Target, writer string) error {
 	var plans []*planned
 	var needs []platform.Need
 	for _, w := range r.Config.Wheels {
@@ -130,7 +134,7 @@ func (s Stage) buildTarget(ctx context.Context, r *release.Release, t config.Tar
 		if err := addDistInfo(r, p, t.Name, tag); err != nil {
 			return err
 		}
-		res, err := wheel.Write(ctx, p.contents, r.Stage)
+		res, err := write(ctx, r, t.Name, p.contents, writer)
 		if err != nil {
 			return err
 		}
@@ -221,9 +225,14 @@ func (s Stage) plan(r *release.Release, t config.Target, w config.Wheel) (*plann
 // (relative to the wheel root, the .data scheme or the licenses folder).
 func (s Stage) resolve(r *release.Release, t config.Target, w config.Wheel, in config.Include) ([]wheel.Member, error) {
 	var base, what string
+	// known gives the sha256 an earlier stage computed for the file at
+	// slash path p below `from`'s base, or "".
+	var known func(p string) string
 	switch {
 	case in.Source != "":
 		base, what = s.Workspaces[in.Source], "source "+in.Source
+		tree := r.Trees[in.Source]
+		known = func(p string) string { return tree[p] }
 	default:
 		step, ok := stepByName(r.Config, in.Step)
 		if !ok || !step.AppliesTo(t.Name) {
@@ -235,6 +244,11 @@ func (s Stage) resolve(r *release.Release, t config.Target, w config.Wheel, in c
 				Hint: "name one of its outputs: " + strings.Join(step.Outputs, ", ")}
 		}
 		base, what = filepath.Join(r.Stage, build.BinDir, t.Name), "step "+in.Step
+		outputs := map[string]string{}
+		for _, a := range r.Artifacts.Filter(dist.And(dist.ByKind(dist.KindBinary), dist.ByTarget(t.Name))) {
+			outputs[a.Path] = a.SHA256
+		}
+		known = func(p string) string { return outputs[path.Join(build.BinDir, t.Name, p)] }
 	}
 	src := filepath.Join(base, filepath.FromSlash(in.From))
 	st, err := os.Stat(src)
@@ -246,7 +260,7 @@ func (s Stage) resolve(r *release.Release, t config.Target, w config.Wheel, in c
 		if to == "" || strings.HasSuffix(to, "/") {
 			to += path.Base(in.From)
 		}
-		return []wheel.Member{{Path: to, File: src, Mode: treehash.NormalMode(st.Mode())}}, nil
+		return []wheel.Member{{Path: to, File: src, Mode: treehash.NormalMode(st.Mode()), SHA256: known(in.From)}}, nil
 	}
 	names, err := treehash.List(src)
 	if err != nil {
@@ -264,7 +278,8 @@ func (s Stage) resolve(r *release.Release, t config.Target, w config.Wheel, in c
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, wheel.Member{Path: path.Join(to, n), File: filepath.Join(src, filepath.FromSlash(n)), Mode: treehash.NormalMode(fi.Mode())})
+		out = append(out, wheel.Member{Path: path.Join(to, n), File: filepath.Join(src, filepath.FromSlash(n)), Mode: treehash.NormalMode(fi.Mode()),
+			SHA256: known(path.Join(in.From, n))})
 	}
 	return out, nil
 }
