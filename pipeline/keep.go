@@ -64,7 +64,7 @@ func (KeepEvidenceStage) Run(ctx context.Context, r *release.Release) error {
 func keepEvidence(ctx context.Context, r *release.Release, names dist.Names, target string) string {
 	want := map[string]string{}
 	built := false
-	for _, a := range r.Artifacts.Filter(dist.And(dist.ByKind(dist.KindWheel), dist.ByTarget(target))) {
+	for _, a := range r.Artifacts.Filter(dist.WheelsOf(target)) {
 		want[a.Path] = a.SHA256
 		built = true
 	}

@@ -3,10 +3,13 @@
 // from the target's build outputs), reads the platform its binaries need,
 // writes the wheels deterministically, and checks the release pair.
 //
-// The platform tag of a target is shared by all its wheels: it is the tag
-// configured for the target, refused when lower than what any binary of
-// the target needs, or else the tag the binaries need (package platform).
-// Wheels without native code are py3-none-any.
+// The platform tag of a target is shared by all its native wheels: it is
+// the tag configured for the target, refused when lower than what any
+// binary of the target needs, or else the tag the binaries need (package
+// platform). A wheel declared for every target with no native binary
+// (ELF, Mach-O, PE) for any of them is py3-none-any: one file for the
+// whole release (its artifact has no target), which every target's bundle
+// holds; its bytes must be the same whichever target builds it.
 package assemble
 
 import (
@@ -72,8 +75,18 @@ func (e *Error) ExitCode() int { return 1 }
 
 // Run assembles and writes the wheels.
 func (s Stage) Run(ctx context.Context, r *release.Release) error {
-	for _, t := range r.Targets {
-		if err := s.buildTarget(ctx, r, t); err != nil {
+	plans := make([][]*planned, len(r.Targets))
+	for i, t := range r.Targets {
+		ps, err := s.planTarget(r, t)
+		if err != nil {
+			return err
+		}
+		plans[i] = ps
+	}
+	pure := PureWheels(r.Config, plans)
+	shared := map[string]sharedWheel{}
+	for i, t := range r.Targets {
+		if err := s.buildTarget(ctx, r, t, plans[i], pure, shared); err != nil {
 			return err
 		}
 	}
@@ -84,26 +97,72 @@ type planned struct {
 	cfg      config.Wheel
 	contents *wheel.Contents
 	binaries []string // wheel paths of native members, for messages
+	needs    []platform.Need
 }
 
-func (s Stage) buildTarget(ctx context.Context, r *release.Release, t config.Target) error {
+// PureTag is the platform tag of a wheel without native code.
+const PureTag = "any"
+
+// PureWheels returns the names of the wheels that are pure Python for the
+// whole release: declared for every target of release.toml, and with no
+// native binary (ELF, Mach-O, PE) among their members for any target
+// planned (plans holds each target's planned wheels). Such a wheel is
+// py3-none-any: the same file for every target, written once.
+func PureWheels(c *config.Config, plans [][]*planned) map[string]bool {
+	pure := map[string]bool{}
+	for _, w := range c.Wheels {
+		pure[w.Name] = len(c.Targets) > 0
+		for _, t := range c.Targets {
+			if !w.AppliesTo(t.Name) {
+				pure[w.Name] = false
+			}
+		}
+	}
+	for _, ps := range plans {
+		for _, p := range ps {
+			if len(p.binaries) > 0 {
+				pure[p.cfg.Name] = false
+			}
+		}
+	}
+	return pure
+}
+
+// sharedWheel is a pure wheel already written, for the target that wrote it.
+type sharedWheel struct {
+	target string
+	sha256 string
+}
+
+func (s Stage) planTarget(r *release.Release, t config.Target) ([]*planned, error) {
 	var plans []*planned
-	var needs []platform.Need
 	for _, w := range r.Config.Wheels {
 		if !w.AppliesTo(t.Name) {
 			continue
 		}
 		p, ns, err := s.plan(r, t, w)
 		if err != nil {
-			return err
+			return nil, err
 		}
+		p.needs = ns
 		plans = append(plans, p)
-		needs = append(needs, ns...)
 	}
+	return plans, nil
+}
+
+// buildTarget writes target t's wheels. Its native wheels share one
+// platform tag; a pure wheel (pure) is py3-none-any, written by the first
+// target and only compared by the others: its bytes must be the same for
+// every target (shared records the written ones).
+func (s Stage) buildTarget(ctx context.Context, r *release.Release, t config.Target, plans []*planned, pure map[string]bool, shared map[string]sharedWheel) error {
 	if len(plans) == 0 {
 		return nil
 	}
-	tag := "any"
+	var needs []platform.Need
+	for _, p := range plans {
+		needs = append(needs, p.needs...)
+	}
+	tag := PureTag
 	switch {
 	case t.PlatformTag != "":
 		if err := platform.Satisfies(t.PlatformTag, needs); err != nil {
@@ -122,21 +181,54 @@ func (s Stage) buildTarget(ctx context.Context, r *release.Release, t config.Tar
 			Hint: "bundle the library in the wheel or link it statically"}
 	}
 	for _, p := range plans {
-		name, err := wheel.NewFilename(p.cfg.Name, r.Config.Project.Version, "py3", "none", tag)
+		wtag, target := tag, t.Name
+		if pure[p.cfg.Name] {
+			wtag, target = PureTag, ""
+		}
+		name, err := wheel.NewFilename(p.cfg.Name, r.Config.Project.Version, "py3", "none", wtag)
 		if err != nil {
 			return &Error{Wheel: p.cfg.Name, Target: t.Name, Msg: err.Error()}
 		}
 		p.contents.Name = name
-		if err := addDistInfo(r, p, t.Name, tag); err != nil {
+		if err := addDistInfo(r, p, t.Name, wtag); err != nil {
 			return err
+		}
+		if first, ok := shared[p.cfg.Name]; ok {
+			if err := sameAsWritten(ctx, p, t.Name, first); err != nil {
+				return err
+			}
+			continue
 		}
 		res, err := wheel.Write(ctx, p.contents, r.Stage)
 		if err != nil {
 			return err
 		}
-		r.Artifacts.Add(dist.Artifact{Kind: dist.KindWheel, Path: filepath.Base(res.Path), Target: t.Name,
-			Name: p.cfg.Name, PlatformTag: tag, SHA256: res.SHA256, Size: res.Size})
+		if target == "" {
+			shared[p.cfg.Name] = sharedWheel{target: t.Name, sha256: res.SHA256}
+		}
+		r.Artifacts.Add(dist.Artifact{Kind: dist.KindWheel, Path: filepath.Base(res.Path), Target: target,
+			Name: p.cfg.Name, PlatformTag: wtag, SHA256: res.SHA256, Size: res.Size})
 		r.Logger.Info("wheel written", "wheel", filepath.Base(res.Path), "target", t.Name)
+	}
+	return nil
+}
+
+// sameAsWritten writes pure wheel p as target builds it into a scratch
+// folder and refuses it when its bytes differ from those first wrote.
+func sameAsWritten(ctx context.Context, p *planned, target string, first sharedWheel) error {
+	tmp, err := os.MkdirTemp("", "mkrelease-pure-wheel-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	res, err := wheel.Write(ctx, p.contents, tmp)
+	if err != nil {
+		return err
+	}
+	if res.SHA256 != first.sha256 {
+		return &Error{Wheel: p.cfg.Name, Target: target,
+			Msg:  fmt.Sprintf("it has no native code, so it is one py3-none-any file for every target, but its files differ from those of target %s (sha256 %s, not %s)", first.target, res.SHA256, first.sha256),
+			Hint: "make its includes the same for every target (no per-target `targets` on an include, no step output that differs between targets), or include a native binary so that each target has its own wheel"}
 	}
 	return nil
 }
@@ -289,7 +381,7 @@ func addDistInfo(r *release.Release, p *planned, target, tag string) error {
 		return &Error{Wheel: p.cfg.Name, Msg: err.Error()}
 	}
 	purelib := "false"
-	if tag == "any" {
+	if tag == PureTag {
 		purelib = "true"
 	}
 	generator := "mkrelease (" + release.ToolVersion + ")"

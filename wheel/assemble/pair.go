@@ -21,7 +21,7 @@ type PairError struct {
 
 // Error names both wheels and what they disagree on.
 func (e *PairError) Error() string {
-	return fmt.Sprintf("release pair [%s]: %s and %s: %s\n\thint: a pair is built together: same version, same target, same platform tag, and an exact == requirement",
+	return fmt.Sprintf("release pair [%s]: %s and %s: %s\n\thint: a pair is built together: same version, same target, and an exact == requirement (a wheel without native code is py3-none-any and may pair with a native one)",
 		e.Target, e.Wheel, e.Pair, e.Msg)
 }
 
@@ -30,8 +30,9 @@ func (e *PairError) ExitCode() int { return 1 }
 
 // CheckPairs reads back the file name and METADATA of every written wheel
 // and checks each declared pair on the artifacts themselves: both exist for
-// every target, and versions, platform tags and the exact requirement
-// agree. (The writer's output as a whole is what the validator's tests
+// every target, their versions agree, and the plugin requires the other
+// exactly (==VERSION). Their tags may differ: a pure-Python wheel
+// (py3-none-any, shared by every target) pairs with a native one. (The writer's output as a whole is what the validator's tests
 // check; it is not decompressed again here.)
 func CheckPairs(r *release.Release) error {
 	reports := map[string]*wheel.Report{} // by artifact path
@@ -68,7 +69,7 @@ func CheckPairs(r *release.Release) error {
 }
 
 func find(r *release.Release, name, target string) (dist.Artifact, bool) {
-	for _, a := range r.Artifacts.Filter(dist.And(dist.ByKind(dist.KindWheel), dist.ByTarget(target))) {
+	for _, a := range r.Artifacts.Filter(dist.WheelsOf(target)) {
 		if a.Name == name {
 			return a, true
 		}
@@ -81,10 +82,6 @@ func checkPair(a, b *wheel.Report) string {
 	switch {
 	case a.Name.Version != b.Name.Version:
 		return fmt.Sprintf("versions differ (%s, %s)", a.Name.Version, b.Name.Version)
-	case a.Name.Platform != b.Name.Platform:
-		return fmt.Sprintf("platform tags differ (%s, %s)", a.Name.Platform, b.Name.Platform)
-	case a.Name.Python != b.Name.Python || a.Name.ABI != b.Name.ABI:
-		return fmt.Sprintf("python/abi tags differ (%s-%s, %s-%s)", a.Name.Python, a.Name.ABI, b.Name.Python, b.Name.ABI)
 	}
 	want := pyname.Normalize(b.Metadata.Name)
 	for _, rd := range a.Metadata.RequiresDist {
