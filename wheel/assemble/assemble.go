@@ -20,6 +20,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -83,7 +84,7 @@ func (s Stage) Run(ctx context.Context, r *release.Release) error {
 		}
 		plans[i] = ps
 	}
-	pure := PureWheels(r.Config, plans)
+	pure := pureWheels(r.Config, plans)
 	shared := map[string]sharedWheel{}
 	for i, t := range r.Targets {
 		if err := s.buildTarget(ctx, r, t, plans[i], pure, shared); err != nil {
@@ -100,20 +101,26 @@ type planned struct {
 	needs    []platform.Need
 }
 
-// PureTag is the platform tag of a wheel without native code.
-const PureTag = "any"
+// pureTag is the platform tag of a wheel without native code.
+const pureTag = "any"
 
-// PureWheels returns the names of the wheels that are pure Python for the
-// whole release: declared for every target of release.toml, and with no
-// native binary (ELF, Mach-O, PE) among their members for any target
-// planned (plans holds each target's planned wheels). Such a wheel is
-// py3-none-any: the same file for every target, written once.
-func PureWheels(c *config.Config, plans [][]*planned) map[string]bool {
+// pureWheels returns the names of the wheels that are pure Python for the
+// whole release: declared for every target of release.toml with the same
+// includes (none limited to some targets), and with no native binary
+// (ELF, Mach-O, PE) among their members for any target planned (plans
+// holds each target's planned wheels). Such a wheel is py3-none-any: the
+// same file for every target, written once.
+func pureWheels(c *config.Config, plans [][]*planned) map[string]bool {
 	pure := map[string]bool{}
 	for _, w := range c.Wheels {
 		pure[w.Name] = len(c.Targets) > 0
 		for _, t := range c.Targets {
 			if !w.AppliesTo(t.Name) {
+				pure[w.Name] = false
+			}
+		}
+		for _, in := range append(slices.Clone(w.Include), w.Licenses...) {
+			if len(in.Targets) > 0 {
 				pure[w.Name] = false
 			}
 		}
@@ -162,7 +169,7 @@ func (s Stage) buildTarget(ctx context.Context, r *release.Release, t config.Tar
 	for _, p := range plans {
 		needs = append(needs, p.needs...)
 	}
-	tag := PureTag
+	tag := pureTag
 	switch {
 	case t.PlatformTag != "":
 		if err := platform.Satisfies(t.PlatformTag, needs); err != nil {
@@ -183,7 +190,7 @@ func (s Stage) buildTarget(ctx context.Context, r *release.Release, t config.Tar
 	for _, p := range plans {
 		wtag, target := tag, t.Name
 		if pure[p.cfg.Name] {
-			wtag, target = PureTag, ""
+			wtag, target = pureTag, ""
 		}
 		name, err := wheel.NewFilename(p.cfg.Name, r.Config.Project.Version, "py3", "none", wtag)
 		if err != nil {
@@ -228,7 +235,7 @@ func sameAsWritten(ctx context.Context, p *planned, target string, first sharedW
 	if res.SHA256 != first.sha256 {
 		return &Error{Wheel: p.cfg.Name, Target: target,
 			Msg:  fmt.Sprintf("it has no native code, so it is one py3-none-any file for every target, but its files differ from those of target %s (sha256 %s, not %s)", first.target, res.SHA256, first.sha256),
-			Hint: "make its includes the same for every target (no per-target `targets` on an include, no step output that differs between targets), or include a native binary so that each target has its own wheel"}
+			Hint: "make its files the same for every target (no step output that differs between targets), or limit an include to some targets (`targets`) so that each target has its own wheel"}
 	}
 	return nil
 }
@@ -381,7 +388,7 @@ func addDistInfo(r *release.Release, p *planned, target, tag string) error {
 		return &Error{Wheel: p.cfg.Name, Msg: err.Error()}
 	}
 	purelib := "false"
-	if tag == PureTag {
+	if tag == pureTag {
 		purelib = "true"
 	}
 	generator := "mkrelease (" + release.ToolVersion + ")"

@@ -8,8 +8,8 @@ import (
 )
 
 // A wheel is pure (py3-none-any, one file for the release) when it is
-// declared for every target and no target's build puts a native binary in
-// it.
+// declared for every target with the same includes and no target's build
+// puts a native binary in it.
 func TestPureWheels(t *testing.T) {
 	targets := []config.Target{{Name: "linux-x86_64"}, {Name: "linux-aarch64"}}
 	plan := func(name string, binaries ...string) *planned {
@@ -41,6 +41,10 @@ func TestPureWheels(t *testing.T) {
 			[]config.Wheel{{Name: "p", Targets: []string{"linux-x86_64"}}},
 			[][]*planned{{plan("p")}, nil},
 			map[string]bool{"p": false}},
+		{"an include limited to some targets",
+			[]config.Wheel{{Name: "p", Include: []config.Include{{Source: "py", From: "p"}, {Source: "py", From: "x86.txt", Targets: []string{"linux-x86_64"}}}}},
+			[][]*planned{{plan("p")}, {plan("p")}},
+			map[string]bool{"p": false}},
 		{"one target of two built (--target): pure by what was built",
 			[]config.Wheel{{Name: "p"}},
 			[][]*planned{{plan("p")}},
@@ -48,7 +52,7 @@ func TestPureWheels(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &config.Config{Targets: targets, Wheels: tc.wheels}
-			if got := PureWheels(c, tc.plans); !reflect.DeepEqual(got, tc.want) {
+			if got := pureWheels(c, tc.plans); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
 		})
