@@ -20,8 +20,8 @@ func report(t *testing.T, file, metadata string) *wheel.Report {
 	return &wheel.Report{File: file, Name: fn, Metadata: md}
 }
 
-// The pair rule: same version and an exact pin; the tags may differ (a
-// pure-Python wheel pairs with a native one).
+// The pair rule: same version and an exact pin; the tags may differ when
+// either wheel is pure Python (py3-none-any pairs with a native one).
 func TestCheckPair(t *testing.T) {
 	const (
 		compilerNative = "vexl_compiler-0.3.0-py3-none-manylinux_2_17_x86_64.whl"
@@ -39,6 +39,8 @@ func TestCheckPair(t *testing.T) {
 		{"pure plugin+native compiler", "vexl_plugin-0.3.0-py3-none-any.whl", pinned, compilerNative, compilerMD, ""},
 		{"native plugin+pure compiler", "vexl_plugin-0.3.0-py3-none-manylinux_2_17_x86_64.whl", pinned, compilerPure, compilerMD, ""},
 		{"pure+pure", "vexl_plugin-0.3.0-py3-none-any.whl", pinned, compilerPure, compilerMD, ""},
+		{"native, different platforms", "vexl_plugin-0.3.0-py3-none-manylinux_2_17_aarch64.whl", pinned, compilerNative, compilerMD,
+			"platform tags differ (manylinux_2_17_aarch64, manylinux_2_17_x86_64)"},
 		{"version mismatch", "vexl_plugin-0.3.1-py3-none-any.whl",
 			"Metadata-Version: 2.4\nName: vexl-plugin\nVersion: 0.3.1\nRequires-Dist: vexl-compiler==0.3.0\n",
 			compilerNative, compilerMD, "versions differ (0.3.1, 0.3.0)"},
