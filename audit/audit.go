@@ -14,7 +14,7 @@
 // requirements.txt, pylock.toml, install.sh and INSTALL.md exactly as
 // mkrelease writes them for the bundle's wheels); each release
 // pair is complete (a wheel's exact pin on another finds it, same version
-// and tags); the SBOM
+// and tags, or either is py3-none-any); the SBOM
 // parses and every package checksum in it equals the file it describes
 // (the release's wheels in the folder, the dependencies inside the
 // bundles); manifest.json records the digests the files have.
@@ -465,7 +465,8 @@ func checkSidecar(rel *dist.Release, name, art string) (checksum.Report, error) 
 
 // pairFindings checks the release pairs among the folder's wheels: a wheel
 // that pins another wheel of the folder exactly (NAME==VERSION) must find it
-// at that version with the same python, abi and platform tags.
+// at that version with the same python, abi and platform tags, or find it
+// pure when either is (py3-none-any pairs with the wheel of any platform).
 func pairFindings(dir string, wheels []string) []Finding {
 	type info struct {
 		fn wheel.Filename
@@ -495,8 +496,9 @@ func pairFindings(dir string, wheels []string) []Finding {
 			}
 			found := false
 			for _, b := range all {
+				sameTags := b.fn.Python == a.fn.Python && b.fn.ABI == a.fn.ABI && b.fn.Platform == a.fn.Platform
 				if pyname.Normalize(b.md.Name) == req.NormalizedName() && b.md.Version == want &&
-					b.fn.Python == a.fn.Python && b.fn.ABI == a.fn.ABI && b.fn.Platform == a.fn.Platform {
+					(sameTags || pureWheel(a.fn) || pureWheel(b.fn)) {
 					found = true
 				}
 			}
@@ -507,6 +509,12 @@ func pairFindings(dir string, wheels []string) []Finding {
 		}
 	}
 	return out
+}
+
+// pureWheel reports whether a wheel's name says it is pure Python for every
+// platform: py3-none-any.
+func pureWheel(fn wheel.Filename) bool {
+	return fn.Python == "py3" && fn.ABI == "none" && fn.Platform == "any"
 }
 
 // sbomFindings checks every wheel checksum of the SBOMs (SPDX and

@@ -130,13 +130,15 @@ func (s ClosureStage) Run(ctx context.Context, r *release.Release) error {
 	for _, t := range r.Targets {
 		var roots []deps.Root
 		tag := ""
-		for _, a := range r.Artifacts.Filter(dist.And(dist.ByKind(dist.KindWheel), dist.ByTarget(t.Name))) {
+		for _, a := range r.Artifacts.Filter(dist.WheelsOf(t.Name)) {
 			root, err := deps.LoadOwn(filepath.Join(r.Stage, a.Path), a.SHA256, a.Size)
 			if err != nil {
 				return err
 			}
 			roots = append(roots, root)
-			tag = a.PlatformTag
+			if a.Target != "" || tag == "" {
+				tag = a.PlatformTag // a native wheel's: a shared one is "any"
+			}
 		}
 		if len(roots) == 0 {
 			continue

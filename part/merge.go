@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,6 +58,14 @@ func (s JoinStage) Run(ctx context.Context, r *release.Release) error {
 			}
 			copied[a.Path] = true
 		}
+	}
+	// A pure-Python wheel is every target's: each part carries it, [Check]
+	// made sure their bytes agree; the release holds it once.
+	for _, a := range first.Folder.Listed(sharedWheels) {
+		if err := s.copy(ctx, r, first, a); err != nil {
+			return err
+		}
+		copied[a.Path] = true
 	}
 	for _, a := range first.Folder.Listed(dist.ByKind(dist.KindNotes)) {
 		if err := s.copy(ctx, r, first, a); err != nil {
@@ -170,7 +179,8 @@ func Provenance(parts []*Part) (materials, byproducts []provenance.Dependency) {
 
 // checkShared reports where the parts' records of the shared inputs
 // differ: manifest.json but for its targets and isolation, the SBOM's
-// description but for its targets, and the release notes. A build from
+// description but for its targets, the release notes, and the pure-Python
+// wheels (each part carries them, byte for byte the same). A build from
 // one release.toml and lock gives the same on every machine.
 func checkShared(parts []*Part, rep *finding.Report) {
 	if len(parts) < 2 {
@@ -191,6 +201,38 @@ func checkShared(parts []*Part, rep *finding.Report) {
 			}
 		}
 	}
+	for _, p := range parts[1:] {
+		want, got := wheelDigests(first), wheelDigests(p)
+		for _, path := range slices.Sorted(maps.Keys(got)) {
+			sha := got[path]
+			switch ref, ok := want[path]; {
+			case !ok:
+				rep.Add(finding.Finding{Check: CheckRelease, File: filepath.Join(p.Dir, path),
+					Msg: "a pure-Python wheel (py3-none-any, one file for every target) that part " + first.Dir + " lacks: the parts were not built from the same inputs"})
+			case ref != sha:
+				rep.Add(finding.Finding{Check: CheckRelease, File: filepath.Join(p.Dir, path),
+					Msg: fmt.Sprintf("a pure-Python wheel (py3-none-any, one file for every target) whose bytes differ from part %s's (sha256 %s, not %s): the parts were not built from the same inputs", first.Dir, sha, ref)})
+			}
+			delete(want, path)
+		}
+		for _, path := range slices.Sorted(maps.Keys(want)) {
+			rep.Add(finding.Finding{Check: CheckRelease, File: filepath.Join(first.Dir, path),
+				Msg: "a pure-Python wheel (py3-none-any, one file for every target) that part " + p.Dir + " lacks: the parts were not built from the same inputs"})
+		}
+	}
+}
+
+// sharedWheels selects the wheels of no one target: pure-Python wheels,
+// which every target's bundle holds.
+func sharedWheels(a dist.Artifact) bool { return a.Kind == dist.KindWheel && a.Target == "" }
+
+// wheelDigests returns the digest of each shared wheel part p lists, by path.
+func wheelDigests(p *Part) map[string]string {
+	out := map[string]string{}
+	for _, a := range p.Folder.Listed(sharedWheels) {
+		out[a.Path] = a.SHA256
+	}
+	return out
 }
 
 type shared struct{ manifest, sbom, notes string }

@@ -36,6 +36,16 @@ func testConfig() *config.Config {
 // part.json before it is written.
 func makePart(t *testing.T, dir string, signer provenance.Signer, change func(*Manifest), targets ...string) string {
 	t.Helper()
+	return makePartWith(t, dir, signer, change, "", targets...)
+}
+
+// pureWheel is the name of the pure-Python wheel makePartWith writes.
+const pureWheel = "demo_py-1.0-py3-none-any.whl"
+
+// makePartWith is makePart, and when pure is not empty, the part also
+// carries pureWheel with the bytes pure, as a wheel of no one target.
+func makePartWith(t *testing.T, dir string, signer provenance.Signer, change func(*Manifest), pure string, targets ...string) string {
+	t.Helper()
 	write := func(rel, data string) {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -48,6 +58,10 @@ func makePart(t *testing.T, dir string, signer provenance.Signer, change func(*M
 	notes := "# 1.0\n"
 	write(dist.NotesFile, notes)
 	as := []dist.Artifact{{Kind: dist.KindNotes, Path: dist.NotesFile, SHA256: checksum.Bytes([]byte(notes)), Size: int64(len(notes))}}
+	if pure != "" {
+		write(pureWheel, pure)
+		as = append(as, dist.Artifact{Kind: dist.KindWheel, Path: pureWheel, Name: "demo-py", PlatformTag: "any", SHA256: checksum.Bytes([]byte(pure)), Size: int64(len(pure))})
+	}
 	m := &dist.Manifest{Schema: dist.ManifestSchema, Project: dist.ManifestProject{Name: "demo", Version: "1.0"}, Mkrelease: release.ToolVersion,
 		SourceDateEpoch: 1700000000, Build: dist.ManifestBuild{Sandboxed: true, Isolation: "sandbox"}}
 	doc := sbom.Release{Name: "demo", Version: "1.0", Created: 1700000000, Tool: "mkrelease-" + release.ToolVersion}
@@ -146,6 +160,15 @@ func TestCheckAcceptsParts(t *testing.T) {
 	}
 }
 
+func TestCheckAcceptsPartsWithOnePureWheel(t *testing.T) {
+	root := t.TempDir()
+	a := makePartWith(t, filepath.Join(root, "a"), nil, nil, "wheel", "linux-aarch64")
+	b := makePartWith(t, filepath.Join(root, "b"), nil, nil, "wheel", "linux-x86_64")
+	if _, err := Check(context.Background(), []string{a, b}, CheckOptions{Config: testConfig(), Lock: &lock.Lock{SHA256: lockSHA}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestCheckRefusals(t *testing.T) {
 	key, other := devKey(t), devKey(t)
 	trusted := []crypto.PublicKey{key.Public()}
@@ -200,6 +223,12 @@ func TestCheckRefusals(t *testing.T) {
 		{"no statement while keys are trusted", func(t *testing.T, root string) []string {
 			return []string{makePart(t, root+"/a", nil, nil, "linux-x86_64"), makePart(t, root+"/b", key, nil, "linux-aarch64")}
 		}, trusted, []string{"$T/a/part.intoto.jsonl: missing: trusted keys are configured, so every part must be signed (build it with a [signing] key or --key)"}},
+		{"a pure wheel whose bytes differ between parts", func(t *testing.T, root string) []string {
+			return []string{makePartWith(t, root+"/a", nil, nil, "wheel", "linux-x86_64"), makePartWith(t, root+"/b", nil, nil, "other wheel", "linux-aarch64")}
+		}, nil, []string{"$T/b/" + pureWheel + ": a pure-Python wheel (py3-none-any, one file for every target) whose bytes differ from part $T/a's (sha256 " + checksum.Bytes([]byte("other wheel")) + ", not " + checksum.Bytes([]byte("wheel")) + "): the parts were not built from the same inputs"}},
+		{"a pure wheel one part lacks", func(t *testing.T, root string) []string {
+			return []string{makePartWith(t, root+"/a", nil, nil, "wheel", "linux-x86_64"), makePart(t, root+"/b", nil, nil, "linux-aarch64")}
+		}, nil, []string{"$T/a/" + pureWheel + ": a pure-Python wheel (py3-none-any, one file for every target) that part $T/b lacks: the parts were not built from the same inputs"}},
 		{"another part's statement", func(t *testing.T, root string) []string {
 			a := makePart(t, root+"/a", key, nil, "linux-x86_64")
 			b := makePart(t, root+"/b", key, nil, "linux-aarch64")

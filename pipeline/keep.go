@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
@@ -63,10 +64,15 @@ func (KeepEvidenceStage) Run(ctx context.Context, r *release.Release) error {
 // staging folder when it matches the build, and otherwise says why not.
 func keepEvidence(ctx context.Context, r *release.Release, names dist.Names, target string) string {
 	want := map[string]string{}
-	built := false
-	for _, a := range r.Artifacts.Filter(dist.And(dist.ByKind(dist.KindWheel), dist.ByTarget(target))) {
+	// A shared (pure-Python) wheel alone does not say the target was
+	// built: a build of other targets writes it too.
+	built := slices.ContainsFunc(r.Targets, func(t config.Target) bool { return t.Name == target })
+	for _, a := range r.Artifacts.Filter(dist.WheelsOf(target)) {
 		want[a.Path] = a.SHA256
-		built = true
+		built = built || a.Target == target
+	}
+	if len(want) == 0 {
+		built = false
 	}
 	if !built {
 		return "this build made no wheels for target " + target

@@ -50,19 +50,26 @@ func TestKeepEvidence(t *testing.T) {
 		name     string
 		evidence string // the wheel digest the evidence is for
 		built    bool   // the build made t1's wheel
+		target   string // the wheel's target: "" for a pure wheel every target holds
+		targets  []string
 		kept     bool
 		log      string
 	}{
-		{"same wheels", wheelSHA, true, true, "kept the verifier evidence"},
-		{"changed wheel", checksum.Bytes([]byte("old wheel")), true, false, "it is for other wheels: " + wheel + " was "},
-		{"target not built", wheelSHA, false, false, "this build made no wheels for target t1"},
+		{"same wheels", wheelSHA, true, "t1", nil, true, "kept the verifier evidence"},
+		{"changed wheel", checksum.Bytes([]byte("old wheel")), true, "t1", nil, false, "it is for other wheels: " + wheel + " was "},
+		{"target not built", wheelSHA, false, "t1", nil, false, "this build made no wheels for target t1"},
+		{"same pure wheel, target built", wheelSHA, true, "", []string{"t1"}, true, "kept the verifier evidence"},
+		{"same pure wheel, only another target built", wheelSHA, true, "", []string{"t2"}, false, "this build made no wheels for target t1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs bytes.Buffer
 			r := &release.Release{Config: &config.Config{Project: config.Project{NormalizedName: "demo", Version: "1.0"}},
 				Out: previous(t, tc.evidence), Stage: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+			for _, name := range tc.targets {
+				r.Targets = append(r.Targets, config.Target{Name: name})
+			}
 			if tc.built {
-				r.Artifacts.Add(dist.Artifact{Kind: dist.KindWheel, Path: wheel, Target: "t1", SHA256: wheelSHA, Size: 5})
+				r.Artifacts.Add(dist.Artifact{Kind: dist.KindWheel, Path: wheel, Target: tc.target, SHA256: wheelSHA, Size: 5})
 			}
 			if err := (KeepEvidenceStage{}).Run(context.Background(), r); err != nil {
 				t.Fatal(err)

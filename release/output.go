@@ -62,9 +62,11 @@ func BuildManifest(r *Release, f Facts) *dist.Manifest {
 		for _, a := range r.Artifacts.Filter(dist.And(dist.ByTarget(t.Name), dist.ByKind(dist.KindBinary))) {
 			mt.Outputs = append(mt.Outputs, dist.ManifestArtifact{Path: a.Path, Step: a.Step, Size: a.Size, SHA256: a.SHA256})
 		}
-		for _, a := range r.Artifacts.Filter(dist.And(dist.ByTarget(t.Name), dist.ByKind(dist.KindWheel))) {
+		for _, a := range r.Artifacts.Filter(dist.WheelsOf(t.Name)) {
 			mt.Wheels = append(mt.Wheels, dist.ManifestArtifact{Path: a.Path, Name: a.Name, Size: a.Size, SHA256: a.SHA256})
-			mt.PlatformTag = a.PlatformTag
+			if a.Target != "" || mt.PlatformTag == "" {
+				mt.PlatformTag = a.PlatformTag // a native wheel's, else "any"
+			}
 		}
 		mt.Dependencies = []dist.ManifestArtifact{}
 		if f.Dependencies != nil {

@@ -85,6 +85,10 @@ type builder struct {
 	ids     map[common.ElementID]string // → the field that defined it
 	rels    map[relKey]string           // → comment
 	errs    []error
+	// shared holds the own wheel files (name, file name and sha256) that
+	// several targets hold: a pure-Python wheel, one package for all of
+	// them; its id once made.
+	shared map[string]common.ElementID
 }
 
 func (b *builder) fail(field, format string, args ...any) {
@@ -177,6 +181,7 @@ func Build(r Release) (*BOM, error) {
 	})
 	b.relate(documentID, common.TypeRelationshipDescribe, b.release, "")
 
+	b.shared = sharedWheels(r.Targets)
 	targets := map[string][]common.ElementID{} // target → its own wheels
 	for i, t := range r.Targets {
 		field := label("targets", t.Name, i)
@@ -360,8 +365,17 @@ func (b *builder) wheel(field, kind, target string, p Package, defLicense, defSu
 		b.fail(member(field, "downloadLocation"), "%s", msg)
 		ok = false
 	}
+	key := sharedKey(p)
+	sharedID, shared := b.shared[key]
+	shared = shared && kind == "wheel"
+	if shared && sharedID != "" {
+		return sharedID, true // the package of a target before this one
+	}
 	id := common.ElementID(joinID("Package", kind, target, name, p.Version))
-	if perFile {
+	switch {
+	case shared:
+		id = common.ElementID(joinID("Package", kind, name, p.Version, "any"))
+	case perFile:
 		tags := strings.TrimSuffix(p.FileName, wheel.Ext)
 		if parts := strings.SplitN(tags, "-", 3); len(parts) == 3 {
 			tags = parts[2]
@@ -372,8 +386,12 @@ func (b *builder) wheel(field, kind, target string, p Package, defLicense, defSu
 		return "", false
 	}
 	comment := "Wheel of the release for target " + target + "."
-	if kind == "dependency" {
+	switch {
+	case kind == "dependency":
 		comment = "Dependency wheel in the closure of target " + target + "."
+	case shared:
+		comment = "Wheel of the release, pure Python: the same file for every target."
+		b.shared[key] = id
 	}
 	ek := kindWheel
 	if kind == "dependency" {
@@ -393,6 +411,33 @@ func (b *builder) wheel(field, kind, target string, p Package, defLicense, defSu
 		purl:     WheelPURL(name, p.Version, p.FileName),
 	})
 	return id, true
+}
+
+// sharedWheels returns the keys ([sharedKey]) of the own wheel files that
+// more than one target holds, each with no id yet.
+func sharedWheels(targets []Target) map[string]common.ElementID {
+	n := map[string]int{}
+	for _, t := range targets {
+		seen := map[string]bool{}
+		for _, p := range t.Wheels {
+			if k := sharedKey(p); !seen[k] {
+				seen[k] = true
+				n[k]++
+			}
+		}
+	}
+	out := map[string]common.ElementID{}
+	for k, c := range n {
+		if c > 1 {
+			out[k] = ""
+		}
+	}
+	return out
+}
+
+// sharedKey identifies a wheel file: its name, file name and sha256.
+func sharedKey(p Package) string {
+	return pyname.Normalize(p.Name) + "\x00" + p.FileName + "\x00" + p.SHA256
 }
 
 // file checks the facts of a document-level File: a project-relative

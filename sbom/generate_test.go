@@ -524,6 +524,64 @@ func TestOnePackagePerWheelFile(t *testing.T) {
 	}
 }
 
+// A pure-Python wheel of the release is one file every target holds: one
+// package, contained by the release and by each target's bundle, depending
+// on each target's native wheel; the native wheels stay one per target.
+func TestSharedPureWheelIsOnePackage(t *testing.T) {
+	pure := Package{Name: "demo-py", Version: "1.0", FileName: "demo_py-1.0-py3-none-any.whl", SHA256: sum256("py"), DependsOn: []string{"demo-core"}}
+	target := func(name string) Target {
+		return Target{Name: name, Wheels: []Package{
+			{Name: "demo-core", Version: "1.0", FileName: "demo_core-1.0-py3-none-" + name + ".whl", SHA256: sum256("core " + name)},
+			pure,
+		}, Bundle: &File{Name: "demo-1.0-" + name + ".tar.gz", SHA1: strings.Repeat("1", 40), SHA256: sum256("bundle " + name)}}
+	}
+	r := Release{Name: "demo", Version: "1.0", Created: epoch, Tool: "mkrelease-0.1.0-dev",
+		Targets: []Target{target("linux_x86_64"), target("linux_aarch64")}}
+	data, err := Generate(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pureIDs, coreIDs []string
+	for _, p := range s.Packages {
+		switch p.Name {
+		case "demo-py":
+			pureIDs = append(pureIDs, p.ID)
+		case "demo-core":
+			coreIDs = append(coreIDs, p.ID)
+		}
+	}
+	if len(pureIDs) != 1 || len(coreIDs) != 2 {
+		t.Fatalf("demo-py packages %v, demo-core packages %v: want one and two", pureIDs, coreIDs)
+	}
+	contains, depends := 0, 0
+	for _, rel := range s.Relationships {
+		switch {
+		case rel.Type == "CONTAINS" && strings.Contains(rel.From, "bundle") && rel.To == pureIDs[0]:
+			contains++
+		case rel.Type == "DEPENDS_ON" && rel.From == pureIDs[0] && slices.Contains(coreIDs, rel.To):
+			depends++
+		}
+	}
+	if contains != 2 || depends != 2 {
+		t.Errorf("the pure wheel is in %d bundles and depends on %d native wheels, want 2 and 2", contains, depends)
+	}
+
+	// One target alone: its own id, as before.
+	one := r
+	one.Targets = r.Targets[:1]
+	data, err = Generate(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"SPDXRef-Package-wheel-linux-x86-64-demo-py-1.0"`) {
+		t.Errorf("a wheel of one target lost its target in its id:\n%s", data)
+	}
+}
+
 // Every wheel file has a purl of its own: the file_name qualifier names the
 // file, so the wheels of one version built for two targets no longer share
 // pkg:pypi/vexl-compiler@0.3.0, and the version and file name are

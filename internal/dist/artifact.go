@@ -172,6 +172,13 @@ func ByKind(k Kind) Filter { return func(a Artifact) bool { return a.Kind == k }
 // ByTarget selects artifacts of target t.
 func ByTarget(t string) Filter { return func(a Artifact) bool { return a.Target == t } }
 
+// WheelsOf selects the wheels target t installs: those built for it and
+// the shared ones (no target: a pure-Python wheel, py3-none-any, is one
+// file for every target and every target's bundle holds it).
+func WheelsOf(t string) Filter {
+	return func(a Artifact) bool { return a.Kind == KindWheel && (a.Target == t || a.Target == "") }
+}
+
 // And selects artifacts every filter selects.
 func And(fs ...Filter) Filter {
 	return func(a Artifact) bool {

@@ -148,3 +148,29 @@ func FuzzParseArtifactList(f *testing.F) {
 		}
 	})
 }
+
+// A target's wheels are its own and the shared (pure-Python) ones; not
+// another target's, nor a shared file of another kind.
+func TestWheelsOf(t *testing.T) {
+	var l List
+	l.Add(
+		Artifact{Kind: KindWheel, Path: "c-1-py3-none-manylinux_2_17_x86_64.whl", Target: "linux-x86_64"},
+		Artifact{Kind: KindWheel, Path: "c-1-py3-none-manylinux_2_17_aarch64.whl", Target: "linux-aarch64"},
+		Artifact{Kind: KindWheel, Path: "p-1-py3-none-any.whl"},
+		Artifact{Kind: KindSBOM, Path: "demo-1.spdx.json"},
+		Artifact{Kind: KindBinary, Path: "build/linux-x86_64/lib.so", Target: "linux-x86_64"},
+	)
+	for target, want := range map[string]string{
+		"linux-x86_64":  "c-1-py3-none-manylinux_2_17_x86_64.whl p-1-py3-none-any.whl",
+		"linux-aarch64": "c-1-py3-none-manylinux_2_17_aarch64.whl p-1-py3-none-any.whl",
+		"windows-amd64": "p-1-py3-none-any.whl",
+	} {
+		var got []string
+		for _, a := range l.Filter(WheelsOf(target)) {
+			got = append(got, a.Path)
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("%s: %v, want %s", target, got, want)
+		}
+	}
+}

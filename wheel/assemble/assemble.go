@@ -3,10 +3,13 @@
 // from the target's build outputs), reads the platform its binaries need,
 // writes the wheels deterministically, and checks the release pair.
 //
-// The platform tag of a target is shared by all its wheels: it is the tag
-// configured for the target, refused when lower than what any binary of
-// the target needs, or else the tag the binaries need (package platform).
-// Wheels without native code are py3-none-any.
+// The platform tag of a target is shared by all its native wheels: it is
+// the tag configured for the target, refused when lower than what any
+// binary of the target needs, or else the tag the binaries need (package
+// platform). A wheel declared for every target with no native binary
+// (ELF, Mach-O, PE) for any of them is py3-none-any: one file for the
+// whole release (its artifact has no target), which every target's bundle
+// holds; its bytes must be the same whichever target builds it.
 package assemble
 
 import (
@@ -17,6 +20,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -76,8 +80,18 @@ func (s Stage) Run(ctx context.Context, r *release.Release) error {
 	if !r.NoCache {
 		writer = writerIdentity(r)
 	}
-	for _, t := range r.Targets {
-		if err := s.buildTarget(ctx, r, t, writer); err != nil {
+	plans := make([][]*planned, len(r.Targets))
+	for i, t := range r.Targets {
+		ps, err := s.planTarget(r, t)
+		if err != nil {
+			return err
+		}
+		plans[i] = ps
+	}
+	pure := pureWheels(r.Config, plans)
+	shared := map[string]sharedWheel{}
+	for i, t := range r.Targets {
+		if err := s.buildTarget(ctx, r, t, plans[i], pure, shared, writer); err != nil {
 			return err
 		}
 	}
@@ -88,26 +102,85 @@ type planned struct {
 	cfg      config.Wheel
 	contents *wheel.Contents
 	binaries []string // wheel paths of native members, for messages
+	needs    []platform.Need
 }
 
-func (s Stage) buildTarget(ctx context.Context, r *release.Release, t config.Target, writer string) error {
+// pureTag is the platform tag of a wheel without native code.
+const pureTag = "any"
+
+// pureWheels returns the names of the wheels that are pure Python for the
+// whole release: declared for every target of release.toml with the same
+// includes (none limited to some targets), and with no native binary
+// (ELF, Mach-O, PE) among their members for any target planned (plans
+// holds each target's planned wheels). Such a wheel is py3-none-any: the
+// same file for every target, written once.
+func pureWheels(c *config.Config, plans [][]*planned) map[string]bool {
+	pure := map[string]bool{}
+	for _, w := range c.Wheels {
+		pure[w.Name] = len(c.Targets) > 0
+		for _, t := range c.Targets {
+			if !w.AppliesTo(t.Name) {
+				pure[w.Name] = false
+			}
+		}
+		for _, in := range append(slices.Clone(w.Include), w.Licenses...) {
+			if len(in.Targets) > 0 {
+				pure[w.Name] = false
+			}
+		}
+	}
+	for _, ps := range plans {
+		for _, p := range ps {
+			if len(p.binaries) > 0 {
+				pure[p.cfg.Name] = false
+			}
+		}
+	}
+	return pure
+}
+
+// sharedWheel is a pure wheel already written, for the target that wrote it.
+type sharedWheel struct {
+	target string
+	sha256 string
+	// key is its contents' CacheKey for sameWriter: another target's
+	// contents with the same key make the same bytes.
+	key string
+}
+
+// sameWriter stands for the writer in the keys that compare one run's
+// pure wheels: the same code writes them all.
+const sameWriter = "this run"
+
+func (s Stage) planTarget(r *release.Release, t config.Target) ([]*planned, error) {
 	var plans []*planned
-	var needs []platform.Need
 	for _, w := range r.Config.Wheels {
 		if !w.AppliesTo(t.Name) {
 			continue
 		}
 		p, ns, err := s.plan(r, t, w)
 		if err != nil {
-			return err
+			return nil, err
 		}
+		p.needs = ns
 		plans = append(plans, p)
-		needs = append(needs, ns...)
 	}
+	return plans, nil
+}
+
+// buildTarget writes target t's wheels. Its native wheels share one
+// platform tag; a pure wheel (pure) is py3-none-any, written by the first
+// target and only compared by the others: its bytes must be the same for
+// every target (shared records the written ones).
+func (s Stage) buildTarget(ctx context.Context, r *release.Release, t config.Target, plans []*planned, pure map[string]bool, shared map[string]sharedWheel, writer string) error {
 	if len(plans) == 0 {
 		return nil
 	}
-	tag := "any"
+	var needs []platform.Need
+	for _, p := range plans {
+		needs = append(needs, p.needs...)
+	}
+	tag := pureTag
 	switch {
 	case t.PlatformTag != "":
 		if err := platform.Satisfies(t.PlatformTag, needs); err != nil {
@@ -126,23 +199,67 @@ func (s Stage) buildTarget(ctx context.Context, r *release.Release, t config.Tar
 			Hint: "bundle the library in the wheel or link it statically"}
 	}
 	for _, p := range plans {
-		name, err := wheel.NewFilename(p.cfg.Name, r.Config.Project.Version, "py3", "none", tag)
+		wtag, target := tag, t.Name
+		if pure[p.cfg.Name] {
+			wtag, target = pureTag, ""
+		}
+		name, err := wheel.NewFilename(p.cfg.Name, r.Config.Project.Version, "py3", "none", wtag)
 		if err != nil {
 			return &Error{Wheel: p.cfg.Name, Target: t.Name, Msg: err.Error()}
 		}
 		p.contents.Name = name
-		if err := addDistInfo(r, p, t.Name, tag); err != nil {
+		if err := addDistInfo(r, p, t.Name, wtag); err != nil {
 			return err
+		}
+		if first, ok := shared[p.cfg.Name]; ok {
+			if err := sameAsWritten(ctx, r, p, t.Name, first); err != nil {
+				return err
+			}
+			continue
 		}
 		res, err := write(ctx, r, t.Name, p.contents, writer)
 		if err != nil {
 			return err
 		}
-		r.Artifacts.Add(dist.Artifact{Kind: dist.KindWheel, Path: filepath.Base(res.Path), Target: t.Name,
-			Name: p.cfg.Name, PlatformTag: tag, SHA256: res.SHA256, Size: res.Size})
+		if target == "" {
+			key, err := p.contents.CacheKey(sameWriter)
+			if err != nil {
+				return err
+			}
+			shared[p.cfg.Name] = sharedWheel{target: t.Name, sha256: res.SHA256, key: key}
+		}
+		r.Artifacts.Add(dist.Artifact{Kind: dist.KindWheel, Path: filepath.Base(res.Path), Target: target,
+			Name: p.cfg.Name, PlatformTag: wtag, SHA256: res.SHA256, Size: res.Size})
 		r.Logger.Info("wheel written", "wheel", filepath.Base(res.Path), "target", t.Name)
 	}
 	return nil
+}
+
+// sameAsWritten refuses pure wheel p as target builds it when it would not
+// be the file first wrote, byte for byte.
+func sameAsWritten(ctx context.Context, r *release.Release, p *planned, target string, first sharedWheel) error {
+	// The same contents (every member's path, mode and digest, the name,
+	// the epoch) make the same wheel: nothing is compressed again.
+	key, err := p.contents.CacheKey(sameWriter)
+	if err != nil {
+		return err
+	}
+	if key == first.key {
+		return nil
+	}
+	// They differ: write this target's to say how.
+	tmp, err := os.MkdirTemp(r.Scratch, "pure-wheel-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	res, err := wheel.Write(ctx, p.contents, tmp)
+	if err != nil {
+		return err
+	}
+	return &Error{Wheel: p.cfg.Name, Target: target,
+		Msg:  fmt.Sprintf("it has no native code, so it is one py3-none-any file for every target, but its files differ from those of target %s (sha256 %s, not %s)", first.target, res.SHA256, first.sha256),
+		Hint: "make its files the same for every target (no step output that differs between targets), or limit an include to some targets (`targets`) so that each target has its own wheel"}
 }
 
 // plan gathers a wheel's members for target t and the platform needs of
@@ -304,7 +421,7 @@ func addDistInfo(r *release.Release, p *planned, target, tag string) error {
 		return &Error{Wheel: p.cfg.Name, Msg: err.Error()}
 	}
 	purelib := "false"
-	if tag == "any" {
+	if tag == pureTag {
 		purelib = "true"
 	}
 	generator := "mkrelease (" + release.ToolVersion + ")"

@@ -21,7 +21,7 @@ type PairError struct {
 
 // Error names both wheels and what they disagree on.
 func (e *PairError) Error() string {
-	return fmt.Sprintf("release pair [%s]: %s and %s: %s\n\thint: a pair is built together: same version, same target, same platform tag, and an exact == requirement",
+	return fmt.Sprintf("release pair [%s]: %s and %s: %s\n\thint: a pair is built together: same version, same target, the same tag unless one is py3-none-any (no native code), and an exact == requirement",
 		e.Target, e.Wheel, e.Pair, e.Msg)
 }
 
@@ -30,9 +30,11 @@ func (e *PairError) ExitCode() int { return 1 }
 
 // CheckPairs reads back the file name and METADATA of every written wheel
 // and checks each declared pair on the artifacts themselves: both exist for
-// every target, and versions, platform tags and the exact requirement
-// agree. (The writer's output as a whole is what the validator's tests
-// check; it is not decompressed again here.)
+// every target, their versions agree, and the plugin requires the other
+// exactly (==VERSION). A pure-Python wheel (py3-none-any, shared by every
+// target) pairs with a wheel of any tag; two native wheels share the
+// target's tag. (The writer's output as a whole is what the validator's
+// tests check; it is not decompressed again here.)
 func CheckPairs(r *release.Release) error {
 	reports := map[string]*wheel.Report{} // by artifact path
 	for _, a := range r.Artifacts.Filter(dist.ByKind(dist.KindWheel)) {
@@ -68,7 +70,7 @@ func CheckPairs(r *release.Release) error {
 }
 
 func find(r *release.Release, name, target string) (dist.Artifact, bool) {
-	for _, a := range r.Artifacts.Filter(dist.And(dist.ByKind(dist.KindWheel), dist.ByTarget(target))) {
+	for _, a := range r.Artifacts.Filter(dist.WheelsOf(target)) {
 		if a.Name == name {
 			return a, true
 		}
@@ -76,11 +78,15 @@ func find(r *release.Release, name, target string) (dist.Artifact, bool) {
 	return dist.Artifact{}, false
 }
 
-// checkPair compares the plugin wheel a with the wheel b it pairs with.
+// checkPair compares the plugin wheel a with the wheel b it pairs with:
+// the same version, the same tags unless either is py3-none-any, and an
+// exact pin of b in a.
 func checkPair(a, b *wheel.Report) string {
+	pure := func(fn wheel.Filename) bool { return fn.Python == "py3" && fn.ABI == "none" && fn.Platform == pureTag }
 	switch {
 	case a.Name.Version != b.Name.Version:
 		return fmt.Sprintf("versions differ (%s, %s)", a.Name.Version, b.Name.Version)
+	case pure(a.Name) || pure(b.Name):
 	case a.Name.Platform != b.Name.Platform:
 		return fmt.Sprintf("platform tags differ (%s, %s)", a.Name.Platform, b.Name.Platform)
 	case a.Name.Python != b.Name.Python || a.Name.ABI != b.Name.ABI:
