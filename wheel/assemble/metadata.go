@@ -34,23 +34,8 @@ func Metadata(c *config.Config, w config.Wheel, tag string, licenses []string) (
 	if summary != "" {
 		m.Add("Summary", summary)
 	}
-	var names, emails []string
-	for _, a := range p.Authors {
-		switch {
-		case a.Email != "" && a.Name != "":
-			emails = append(emails, a.Name+" <"+a.Email+">")
-		case a.Email != "":
-			emails = append(emails, a.Email)
-		default:
-			names = append(names, a.Name)
-		}
-	}
-	if len(names) > 0 {
-		m.Add("Author", strings.Join(names, ", "))
-	}
-	if len(emails) > 0 {
-		m.Add("Author-email", strings.Join(emails, ", "))
-	}
+	addPeople(m, "Author", p.Authors)
+	addPeople(m, "Maintainer", p.Maintainers)
 	if p.License != "" {
 		if p.MetadataVersion == "2.2" {
 			m.Add("License", p.License)
@@ -104,15 +89,46 @@ func Metadata(c *config.Config, w config.Wheel, tag string, licenses []string) (
 	for _, l := range labels {
 		m.Add("Project-URL", l+", "+p.URLs[l])
 	}
+	body := p.ReadmeText
 	if p.Readme != "" {
-		body, err := os.ReadFile(filepath.Join(c.Dir, filepath.FromSlash(p.Readme)))
+		data, err := os.ReadFile(filepath.Join(c.Dir, filepath.FromSlash(p.Readme)))
 		if err != nil {
 			return nil, fmt.Errorf("readme: %w", err)
 		}
-		m.Add("Description-Content-Type", contentType(p.Readme))
-		m.Description = strings.ReplaceAll(string(body), "\r\n", "\n")
+		body = string(data)
+	}
+	if p.Readme != "" || p.ReadmeText != "" {
+		ct := p.ReadmeType
+		if ct == "" {
+			ct = contentType(p.Readme)
+		}
+		m.Add("Description-Content-Type", ct)
+		m.Description = strings.ReplaceAll(body, "\r\n", "\n")
 	}
 	return m, nil
+}
+
+// addPeople writes the people of role (Author or Maintainer) as core
+// metadata does: those with an email as "NAME <EMAIL>" (or the bare email)
+// in ROLE-email, those with a name only in ROLE, comma-separated.
+func addPeople(m *wheel.Metadata, role string, people []config.Person) {
+	var names, emails []string
+	for _, a := range people {
+		switch {
+		case a.Email != "" && a.Name != "":
+			emails = append(emails, a.Name+" <"+a.Email+">")
+		case a.Email != "":
+			emails = append(emails, a.Email)
+		default:
+			names = append(names, a.Name)
+		}
+	}
+	if len(names) > 0 {
+		m.Add(role, strings.Join(names, ", "))
+	}
+	if len(emails) > 0 {
+		m.Add(role+"-email", strings.Join(emails, ", "))
+	}
 }
 
 func contentType(name string) string {
