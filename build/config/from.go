@@ -114,7 +114,7 @@ func (v *validator) from(c *Config, dir string) {
 		for i := range c.Wheels {
 			w := &c.Wheels[i]
 			if pp.Name != "" && pyname.Equal(w.Name, pp.Name) && w.From == "" {
-				m.wheel(fmt.Sprintf("wheel[%d]", i), w)
+				m.wheel(fmt.Sprintf("wheel[%d]", i), w, true)
 				matched = true
 			}
 		}
@@ -140,7 +140,7 @@ func (v *validator) from(c *Config, dir string) {
 		}
 		m := pyMerge{v: v, c: c, pp: pp}
 		mergeValue(m, key+".name", "name", &w.Name, pp.Name, pyname.Equal)
-		m.wheel(key, w)
+		m.wheel(key, w, false)
 		m.releaseWide()
 	}
 }
@@ -265,7 +265,8 @@ func sameSpecifiers(a, b string) bool {
 	return sa.String() == sb.String()
 }
 
-// sameRequirements compares lists of PEP 508 requirements as normalised.
+// sameRequirements compares lists of PEP 508 requirements as normalised
+// (names too).
 func sameRequirements(a, b []string) bool {
 	return slices.EqualFunc(a, b, func(x, y string) bool {
 		rx, errX := pep508.ParseRequirement(x)
@@ -273,6 +274,7 @@ func sameRequirements(a, b []string) bool {
 		if errX != nil || errY != nil {
 			return x == y
 		}
+		rx.Name, ry.Name = rx.NormalizedName(), ry.NormalizedName()
 		return rx.String() == ry.String()
 	})
 }
@@ -366,10 +368,17 @@ func (m pyMerge) readme(p *Project) {
 	}
 }
 
-// wheel merges the distribution fields into the [[wheel]] at key.
-func (m pyMerge) wheel(key string, w *Wheel) {
+// wheel merges the distribution fields into the [[wheel]] at key. For
+// [project] from (inherited), the description is the release's summary,
+// which the wheel inherits: a summary of the wheel's own must agree with it.
+func (m pyMerge) wheel(key string, w *Wheel, inherited bool) {
 	pp := m.pp
-	mergeValue(m, key+".summary", "description", &w.Summary, pp.Description, equal)
+	switch {
+	case !inherited:
+		mergeValue(m, key+".summary", "description", &w.Summary, pp.Description, equal)
+	case w.Summary != "" && pp.set["description"] && w.Summary != pp.Description:
+		m.conflict(key+".summary", "description", w.Summary, pp.Description)
+	}
 	mergeValue(m, key+".requires_python", "requires-python", &w.RequiresPython, pp.RequiresPython, sameSpecifiers)
 	mergeValue(m, key+".requires", "dependencies", &w.Requires, pp.Dependencies, sameRequirements)
 	mergeValue(m, key+".classifiers", "classifiers", &w.Classifiers, pp.Classifiers, slices.Equal)
