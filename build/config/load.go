@@ -159,6 +159,15 @@ func (c *Config) Errorf(key, hint, format string, args ...any) *Error {
 	return &Error{File: file, Pos: pos, Key: at, Msg: fmt.Sprintf(format, args...), Hint: hint}
 }
 
+// WrittenIn names the file the value at key was written in, as messages
+// name it: release.toml, or the pyproject.toml that supplied it
+// ([Project.From], [Wheel.From]). Its relative paths are relative to that
+// file's folder.
+func (c *Config) WrittenIn(key string) string {
+	file, _, _ := locate(c.File, c.pos, c.origins, key)
+	return file
+}
+
 // printable escapes what a terminal would not show as written.
 func printable(s string) string {
 	for _, r := range s {

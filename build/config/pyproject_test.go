@@ -326,3 +326,21 @@ func TestFromRules(t *testing.T) {
 		})
 	}
 }
+
+func TestWrittenIn(t *testing.T) {
+	c, err := loadFrom(t, fromRelease, map[string]string{"py/pyproject.toml": goodPyProject})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{
+		"project.readme":       "py/pyproject.toml",
+		"wheel[0].requires[0]": "py/pyproject.toml",
+		"wheel[0].include[0]":  "release.toml",
+		"bundle.changelog":     "release.toml",
+		"project.from":         "release.toml",
+	} {
+		if got := c.WrittenIn(key); got != want {
+			t.Errorf("WrittenIn(%s) = %q, want %q", key, got, want)
+		}
+	}
+}
