@@ -465,9 +465,13 @@ type Wheel struct {
 	// RequiresPython is a PEP 440 specifier set, e.g. ">=3.8".
 	RequiresPython string `toml:"requires_python"`
 	// Requires are further PEP 508 requirements (Requires-Dist).
-	Requires    []string `toml:"requires"`
-	Classifiers []string `toml:"classifiers"`
-	Keywords    []string `toml:"keywords" text:"prose"`
+	Requires []string `toml:"requires"`
+	// Extras are the optional requirements by extra name: each extra is a
+	// Provides-Extra, each of its requirements a Requires-Dist with the
+	// marker extra == "NAME".
+	Extras      map[string][]string `toml:"extras"`
+	Classifiers []string            `toml:"classifiers"`
+	Keywords    []string            `toml:"keywords" text:"prose"`
 	// Include lists what goes into the wheel.
 	Include []Include `toml:"include"`
 	// Licenses go under .dist-info/licenses/ and are named by License-File.

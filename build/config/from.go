@@ -55,7 +55,7 @@ func locate(file string, pos positions, origins map[string]origin, key string) (
 
 // The fields of a pyproject.toml's [project] that describe the
 // distribution itself, and go to a [[wheel]].
-var pyWheelFields = []string{"classifiers", "dependencies", "entry-points", "gui-scripts", "keywords", "license-files", "requires-python", "scripts"}
+var pyWheelFields = []string{"classifiers", "dependencies", "entry-points", "gui-scripts", "keywords", "license-files", "optional-dependencies", "requires-python", "scripts"}
 
 // from reads the pyproject.toml files that [project] from and [[wheel]]
 // from name (relative to the folder of release.toml, dir) and merges their
@@ -63,8 +63,9 @@ var pyWheelFields = []string{"classifiers", "dependencies", "entry-points", "gui
 //
 //   - [project] from gives the release's name, version, summary
 //     (description), license, readme, urls, authors and maintainers, and
-//     the distribution fields (requires-python, dependencies, classifiers,
-//     keywords, scripts, gui-scripts, entry-points) of the [[wheel]] of the
+//     the distribution fields (requires-python, dependencies,
+//     optional-dependencies, classifiers, keywords, scripts, gui-scripts,
+//     entry-points) of the [[wheel]] of the
 //     same name that has no from of its own;
 //   - [[wheel]] from gives that wheel's name, summary and distribution
 //     fields; the release-wide fields it sets must agree with [project].
@@ -185,6 +186,8 @@ func isZero[T any](v T) bool {
 		return len(x) == 0
 	case map[string]map[string]string:
 		return len(x) == 0
+	case map[string][]string:
+		return len(x) == 0
 	}
 	return false
 }
@@ -238,6 +241,12 @@ func show(v any) string {
 			q = append(q, fmt.Sprintf("%q = %s", k, show(x[k])))
 		}
 		return "{ " + strings.Join(q, ", ") + " }"
+	case map[string][]string:
+		var q []string
+		for _, k := range sortedKeys(x) {
+			q = append(q, fmt.Sprintf("%q = %s", k, show(x[k])))
+		}
+		return "{ " + strings.Join(q, ", ") + " }"
 	}
 	return fmt.Sprint(v)
 }
@@ -277,6 +286,19 @@ func sameRequirements(a, b []string) bool {
 		rx.Name, ry.Name = rx.NormalizedName(), ry.NormalizedName()
 		return rx.String() == ry.String()
 	})
+}
+
+// sameExtras compares extras by normalised name, their requirements as
+// sameRequirements does.
+func sameExtras(a, b map[string][]string) bool {
+	norm := func(m map[string][]string) map[string][]string {
+		out := make(map[string][]string, len(m))
+		for k, v := range m {
+			out[pyname.Normalize(k)] = v
+		}
+		return out
+	}
+	return maps.EqualFunc(norm(a), norm(b), sameRequirements)
 }
 
 func sameEntryPoints(a, b map[string]map[string]string) bool {
@@ -381,6 +403,7 @@ func (m pyMerge) wheel(key string, w *Wheel, inherited bool) {
 	}
 	mergeValue(m, key+".requires_python", "requires-python", &w.RequiresPython, pp.RequiresPython, sameSpecifiers)
 	mergeValue(m, key+".requires", "dependencies", &w.Requires, pp.Dependencies, sameRequirements)
+	mergeValue(m, key+".extras", "optional-dependencies", &w.Extras, pp.Extras, sameExtras)
 	mergeValue(m, key+".classifiers", "classifiers", &w.Classifiers, pp.Classifiers, slices.Equal)
 	mergeValue(m, key+".keywords", "keywords", &w.Keywords, pp.Keywords, slices.Equal)
 	mergeValue(m, key+".scripts", "scripts", &w.Scripts, pp.Scripts, maps.Equal)

@@ -42,6 +42,7 @@ type pyProject struct {
 	Readme, ReadmeText, ReadmeType string
 	RequiresPython                 string
 	Dependencies                   []string
+	Extras                         map[string][]string
 	Authors, Maintainers           []Person
 	Keywords, Classifiers          []string
 	URLs                           map[string]string
@@ -145,9 +146,14 @@ func parsePyProject(file, shown string, data []byte) (*pyProject, ErrorList) {
 	r.license(proj["license"])
 	r.readme(proj["readme"])
 	if raw, ok := proj["optional-dependencies"]; ok {
-		if m, ok := raw.(map[string]any); !ok || len(m) > 0 {
-			r.errorf("project.optional-dependencies", "mkrelease does not write extras (Provides-Extra) yet: leave optional-dependencies out of this file, or do not take this wheel's metadata from it",
-				"optional-dependencies are not supported")
+		groups, ok := raw.(map[string]any)
+		if !ok {
+			r.typeError("project.optional-dependencies", raw, "a table of arrays of requirements")
+		} else {
+			pp.Extras = map[string][]string{}
+			for x, reqs := range groups {
+				pp.Extras[x] = r.strings("optional-dependencies."+x, reqs)
+			}
 		}
 	}
 	if len(r.errs) > 0 {

@@ -31,7 +31,7 @@ urls = { Homepage = "https://example.org", "Bug Tracker" = "https://example.org/
 scripts = { demo = "demo_pkg.cli:main" }
 gui-scripts = { demo-gui = "demo_pkg.gui:main" }
 import-names = ["demo_pkg"]
-optional-dependencies = {}
+optional-dependencies = { CLI = ["click>=8"], empty = [] }
 
 [project.entry-points."demo.plugins"]
 basic = "demo_pkg.plugins:Basic"
@@ -83,6 +83,8 @@ func TestParsePyProject(t *testing.T) {
 	check("scripts", pp.Scripts, map[string]string{"demo": "demo_pkg.cli:main"})
 	check("gui-scripts", pp.GUIScripts, map[string]string{"demo-gui": "demo_pkg.gui:main"})
 	check("entry-points", pp.EntryPoints["demo.plugins"], map[string]string{"basic": "demo_pkg.plugins:Basic"})
+	check("optional-dependencies", pp.Extras["CLI"], []string{"click>=8"})
+	check("optional-dependencies (empty)", pp.Extras["empty"], []string{})
 	if len(pp.SHA256) != 64 {
 		t.Errorf("SHA256 = %q", pp.SHA256)
 	}
@@ -132,7 +134,7 @@ func TestParsePyProjectRefusals(t *testing.T) {
 		{"license of the wrong type", "[project]\nname = \"x\"\nlicense = 1\n", "py/pyproject.toml:3:11: project.license: wrong type: found an integer"},
 		{"author key", "[project]\nname = \"x\"\nauthors = [{ name = \"a\", mail = \"b\" }]\n", "py/pyproject.toml:3:33: project.authors[0].mail: unknown key"},
 		{"author not a table", "[project]\nname = \"x\"\nauthors = [\"Ann\"]\n", "py/pyproject.toml:3:12: project.authors[0]: wrong type: found a string"},
-		{"optional dependencies", "[project]\nname = \"x\"\n[project.optional-dependencies]\ncli = [\"click\"]\n", "py/pyproject.toml:3:2: project.optional-dependencies: optional-dependencies are not supported"},
+		{"optional dependencies of the wrong type", "[project]\nname = \"x\"\n[project.optional-dependencies]\ncli = \"click\"\n", "py/pyproject.toml:4:7: project.optional-dependencies.cli: wrong type: found a string\n\thint: this key takes an array of strings"},
 		{"entry points of the wrong type", "[project]\nname = \"x\"\nentry-points = { g = \"x:y\" }\n", "py/pyproject.toml:3:22: project.entry-points.g: wrong type: found a string"},
 		{"classifier of the wrong type", "[project]\nname = \"x\"\nclassifiers = [\"a\", 2]\n", "py/pyproject.toml:3:21: project.classifiers[1]: wrong type: found an integer"},
 		{"urls of the wrong type", "[project]\nname = \"x\"\nurls = [\"https://x\"]\n", "py/pyproject.toml:3:1: project.urls: wrong type: found an array"},
@@ -267,6 +269,11 @@ func TestFromRules(t *testing.T) {
 		{"wheel field conflict", strings.Replace(fromRelease, "name = \"demo-pkg\"\n", "name = \"demo-pkg\"\nrequires_python = \">=3.8\"\n", 1), minimal + "requires-python = \">=3.9\"\n", nil,
 			"release.toml:17:19: wheel[0].requires_python: \">=3.8\" here, but py/pyproject.toml:4:19 sets project.requires-python = \">=3.9\""},
 		{"same requirement, spelt differently", strings.Replace(fromRelease, "name = \"demo-pkg\"\n", "name = \"demo-pkg\"\nrequires = [\"NumPy >= 1.21\"]\n", 1), minimal + "dependencies = [\"numpy>=1.21\"]\n", nil, ""},
+		{"extras conflict", strings.Replace(fromRelease, "name = \"demo-pkg\"\n", "name = \"demo-pkg\"\nextras = { cli = [\"click>=7\"] }\n", 1), minimal + "optional-dependencies = { CLI = [\"click>=8\"] }\n", nil,
+			"release.toml:17:10: wheel[0].extras: { \"cli\" = [\"click>=7\"] } here, but py/pyproject.toml:4:25 sets project.optional-dependencies = { \"CLI\" = [\"click>=8\"] }"},
+		{"same extras, spelt differently", strings.Replace(fromRelease, "name = \"demo-pkg\"\n", "name = \"demo-pkg\"\nextras = { cli = [\"Click >= 8\"] }\n", 1), minimal + "optional-dependencies = { CLI = [\"click>=8\"] }\n", nil, ""},
+		{"invalid extra, placed in the pyproject", fromRelease, minimal + "optional-dependencies = { \"-cli\" = [\"click\"] }\n", nil,
+			"py/pyproject.toml:4:27: project.optional-dependencies.-cli: invalid extra name"},
 		{"wheel summary against the description", strings.Replace(fromRelease, "name = \"demo-pkg\"\n", "name = \"demo-pkg\"\nsummary = \"other\"\n", 1), minimal + "description = \"d\"\n", nil,
 			"release.toml:17:11: wheel[0].summary: \"other\" here, but py/pyproject.toml:4:15 sets project.description = \"d\""},
 		{"dynamic version, set in release.toml", strings.Replace(fromRelease, "from = \"py/pyproject.toml\"", "from = \"py/pyproject.toml\"\nversion = \"2.0\"", 1),

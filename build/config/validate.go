@@ -326,6 +326,21 @@ func (v *validator) wheel(key string, w *Wheel, c *Config, wheels, sources, targ
 			v.errorf(fmt.Sprintf("%s.requires[%d]", key, i), `PEP 508, e.g. "numpy>=1.21; python_version >= '3.9'"`, "invalid requirement: %v", err)
 		}
 	}
+	extras := map[string]string{}
+	for _, x := range sortedKeys(w.Extras) {
+		xk := key + ".extras." + x
+		if err := pyname.Valid(x); err != nil {
+			v.errorf(xk, "an extra's name is ASCII letters, digits and . _ -, starting and ending with a letter or digit", "invalid extra name: %v", err)
+		} else if prev, ok := extras[pyname.Normalize(x)]; ok {
+			v.errorf(xk, "give each extra one name", "extras %q and %q are the same extra", prev, x)
+		}
+		extras[pyname.Normalize(x)] = x
+		for i, r := range w.Extras[x] {
+			if _, err := pep508.ParseRequirement(r); err != nil {
+				v.errorf(fmt.Sprintf("%s[%d]", xk, i), `PEP 508, e.g. "click>=8"`, "invalid requirement: %v", err)
+			}
+		}
+	}
 	for i, cl := range w.Classifiers {
 		if strings.TrimSpace(cl) == "" || strings.ContainsAny(cl, "\r\n") {
 			v.errorf(fmt.Sprintf("%s.classifiers[%d]", key, i), "one trove classifier per string", "invalid classifier %q", cl)

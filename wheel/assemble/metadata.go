@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/internal/pep508"
+	"github.com/mkrelease/mkrelease/internal/pyname"
 	"github.com/mkrelease/mkrelease/wheel"
 	"github.com/mkrelease/mkrelease/wheel/platform"
 )
@@ -81,6 +83,9 @@ func Metadata(c *config.Config, w config.Wheel, tag string, licenses []string) (
 		}
 		m.Add("Requires-Dist", req.String())
 	}
+	if err := addExtras(m, w.Extras); err != nil {
+		return nil, err
+	}
 	labels := make([]string, 0, len(p.URLs))
 	for l := range p.URLs {
 		labels = append(labels, l)
@@ -106,6 +111,34 @@ func Metadata(c *config.Config, w config.Wheel, tag string, licenses []string) (
 		m.Description = strings.ReplaceAll(body, "\r\n", "\n")
 	}
 	return m, nil
+}
+
+// addExtras writes each extra, in the order of their normalised names, as
+// Provides-Extra and its requirements as Requires-Dist with the marker
+// extra == "NAME" (and-ed with their own).
+func addExtras(m *wheel.Metadata, extras map[string][]string) error {
+	names := make(map[string]string, len(extras))
+	for x := range extras {
+		names[pyname.Normalize(x)] = x
+	}
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		m.Add("Provides-Extra", n)
+		for _, r := range extras[names[n]] {
+			req, err := pep508.ParseRequirement(r)
+			if err != nil {
+				return fmt.Errorf("extra %s: requires %q: %w", n, r, err)
+			}
+			marker := `extra == "` + n + `"`
+			if req.Marker != nil {
+				marker = "(" + req.Marker.String() + ") and " + marker
+			}
+			if req.Marker, err = pep508.ParseMarker(marker); err != nil {
+				return fmt.Errorf("extra %s: requires %q: %w", n, r, err)
+			}
+			m.Add("Requires-Dist", req.String())
+		}
+	}
+	return nil
 }
 
 // addPeople writes the people of role (Author or Maintainer) as core

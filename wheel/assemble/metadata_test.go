@@ -101,6 +101,10 @@ classifiers = ["Programming Language :: Python :: 3", "Development Status :: 4 -
 urls = { Homepage = "https://example.org", "Bug Tracker" = "https://example.org/issues" }
 scripts = { demo = "demo_pkg.cli:main" }
 
+[project.optional-dependencies]
+CLI = ["click>=8", "colorama; sys_platform == 'win32' or sys_platform == 'cygwin'"]
+docs = ["sphinx"]
+
 [tool.setuptools]
 packages = ["demo_pkg"]
 `
@@ -119,7 +123,8 @@ urls = { Homepage = "https://example.org", "Bug Tracker" = "https://example.org/
 requires = ["numpy>=1.21", "rich; python_version >= '3.10'"]
 keywords = ["demo", "example"]
 classifiers = ["Programming Language :: Python :: 3", "Development Status :: 4 - Beta"]
-scripts = { demo = "demo_pkg.cli:main" }`
+scripts = { demo = "demo_pkg.cli:main" }
+extras = { docs = ["sphinx"], cli = ["click>=8", "colorama; sys_platform == 'win32' or sys_platform == 'cygwin'"] }`
 )
 
 // loadProject writes release.toml (and a pyproject.toml, a readme and a
@@ -168,7 +173,8 @@ func TestMetadataFromPyProject(t *testing.T) {
 	for _, field := range []string{"Name: demo-pkg", "Version: 1.0.0rc1", "Summary: A demo package", "Author: Team",
 		"Author-email: Ann Example <ann@example.org>", "Maintainer-email: Ops <ops@example.org>", "License-Expression: MIT OR Apache-2.0",
 		"Keywords: demo,example", "Requires-Python: >=3.9", "Requires-Dist: rich; python_version >= \"3.10\"",
-		"Project-URL: Bug Tracker, https://example.org/issues", "Description-Content-Type: text/markdown; charset=UTF-8"} {
+		"Project-URL: Bug Tracker, https://example.org/issues",
+		"Provides-Extra: cli\nRequires-Dist: click>=8; extra == \"cli\"\nRequires-Dist: colorama; (sys_platform == \"win32\" or sys_platform == \"cygwin\") and extra == \"cli\"\nProvides-Extra: docs\nRequires-Dist: sphinx; extra == \"docs\"", "Description-Content-Type: text/markdown; charset=UTF-8"} {
 		if !bytes.Contains(want, []byte(field+"\n")) {
 			t.Errorf("METADATA lacks %q:\n%s", field, want)
 		}
