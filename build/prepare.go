@@ -553,7 +553,7 @@ func Preflight(c *config.Config) error {
 	file := func(key, rel, what string) ([]byte, bool) {
 		data, err := readProjectFile(c, rel)
 		if err != nil {
-			add(c.Errorf(key, "fix the path (relative to the folder of release.toml), or create the "+what, "%v", err))
+			add(c.Errorf(key, "fix the path (relative to the folder of "+c.WrittenIn(key)+"), or create the "+what, "%v", err))
 			return nil, false
 		}
 		return data, true

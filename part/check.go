@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mkrelease/mkrelease/build/config"
@@ -249,6 +251,13 @@ func checkRelease(parts []*Part, opts CheckOptions, rep *finding.Report) {
 		}
 		diff("config.release_toml_sha256", m.Config.ReleaseTOML, c.SHA256, c.File+" is "+orNone(c.SHA256)+": the part was built from another release.toml")
 		diff("config.release_lock_sha256", m.Config.ReleaseLock, lockSHA, "this release.lock is "+orNone(lockSHA)+": the part was built from another lock")
+		local := map[string]string{}
+		for _, f := range c.MetadataFiles {
+			local[f.Path] = f.SHA256
+		}
+		for _, path := range slices.Sorted(maps.Keys(local)) {
+			diff("config.metadata_files_sha256."+path, m.Config.MetadataFiles[path], local[path], path+" is "+local[path]+": the part was built from another "+path)
+		}
 		diff("mkrelease", m.Mkrelease, release.ToolVersion, "this mkrelease is "+release.ToolVersion+": build and merge with one mkrelease")
 		diff("project", m.Project.Name+" "+m.Project.Version, c.Project.NormalizedName+" "+c.Project.Version, "release.toml is of "+c.Project.NormalizedName+" "+c.Project.Version)
 		if p != first {

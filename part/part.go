@@ -66,6 +66,9 @@ type Manifest struct {
 type Config struct {
 	ReleaseTOML string `json:"release_toml_sha256"`
 	ReleaseLock string `json:"release_lock_sha256"`
+	// MetadataFiles are the digests of the pyproject.toml files
+	// release.toml takes metadata from (from), by project-relative path.
+	MetadataFiles map[string]string `json:"metadata_files_sha256,omitempty"`
 }
 
 // Host is the machine that built a part: its OS and architecture (Go's

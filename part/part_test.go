@@ -314,3 +314,26 @@ func FuzzParseManifest(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckMetadataFiles checks that parts built from another
+// pyproject.toml than the one release.toml takes its metadata from here are
+// refused, naming the file, as parts of another release.toml are.
+func TestCheckMetadataFiles(t *testing.T) {
+	root := t.TempDir()
+	local, other := strings.Repeat("4", 64), strings.Repeat("5", 64)
+	with := func(sha string) func(*Manifest) {
+		return func(m *Manifest) { m.Config.MetadataFiles = map[string]string{"py/pyproject.toml": sha} }
+	}
+	dirs := []string{makePart(t, root+"/a", nil, with(local), "linux-x86_64"), makePart(t, root+"/b", nil, with(other), "linux-aarch64")}
+	c := testConfig()
+	c.MetadataFiles = []config.FileDigest{{Path: "py/pyproject.toml", SHA256: local}}
+	_, err := Check(context.Background(), dirs, CheckOptions{Config: c, Lock: &lock.Lock{SHA256: lockSHA}})
+	var fe *finding.Error
+	if !errors.As(err, &fe) {
+		t.Fatalf("Check = %v, want a *finding.Error", err)
+	}
+	want := "b/part.json: config.metadata_files_sha256.py/pyproject.toml: " + other + ", but py/pyproject.toml is " + local + ": the part was built from another py/pyproject.toml"
+	if !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "a/part.json") {
+		t.Errorf("Check = %v\nwant only the finding %s", err, want)
+	}
+}

@@ -92,6 +92,12 @@ func (s Stage) manifest(ctx context.Context, r *release.Release) (*Manifest, err
 		Sandbox:         SandboxOf(s.Sandbox),
 		Files:           []File{},
 	}
+	for _, f := range c.MetadataFiles {
+		if m.Config.MetadataFiles == nil {
+			m.Config.MetadataFiles = map[string]string{}
+		}
+		m.Config.MetadataFiles[f.Path] = f.SHA256
+	}
 	if r.Lock != nil {
 		m.Config.ReleaseLock = r.Lock.SHA256
 		m.Toolchains = append(m.Toolchains, r.Lock.Toolchains...)

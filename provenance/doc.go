@@ -22,7 +22,7 @@
 //	 "predicate": {
 //	   "buildDefinition": {
 //	     "buildType": "https://mkrelease.dev/buildtypes/release/v1",
-//	     "externalParameters": {…},    release.toml/release.lock digests, targets, project
+//	     "externalParameters": {…},    release.toml/release.lock digests (and pyproject.toml's, with from), targets, project
 //	     "internalParameters": {…},    source_date_epoch, …
 //	     "resolvedDependencies": [     ResourceDescriptors, in the order given:
 //	       {"name", "uri", "digest", "downloadLocation", "annotations"}, …]},

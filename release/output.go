@@ -101,9 +101,14 @@ func TargetManifest(r *Release, target string, f Facts) *dist.Manifest {
 }
 
 // projectFiles hashes the project files a release reads besides
-// release.toml and the sources: readme, changelog, dependency lock.
+// release.toml and the sources: readme, changelog, dependency lock, and the
+// pyproject.toml files its metadata comes from (with the digest of the
+// bytes that were read).
 func projectFiles(c *config.Config) map[string]string {
 	out := map[string]string{}
+	for _, f := range c.MetadataFiles {
+		out[f.Path] = f.SHA256
+	}
 	for _, p := range []string{c.Project.Readme, c.Bundle.Changelog, c.Dependencies.Lock} {
 		if p == "" {
 			continue

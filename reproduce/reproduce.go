@@ -40,6 +40,11 @@ type Inputs struct {
 	// From says where they were read: the provenance file or manifest.json.
 	From    string   `json:"from"`
 	Targets []string `json:"targets"`
+	// Files are the digests of the other project files manifest.json
+	// records (files_sha256), by project-relative path; CheckInputs
+	// compares those the configuration is read from (its pyproject.toml
+	// files) with the local ones.
+	Files map[string]string `json:"-"`
 }
 
 // InputError is a local configuration that is not the one the release was
@@ -63,7 +68,7 @@ func ReadInputs(dir string) (*Inputs, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &Inputs{ReleaseTOML: m.Config.ReleaseTOML, ReleaseLock: m.Config.ReleaseLock, From: dist.ManifestFile}
+	in := &Inputs{ReleaseTOML: m.Config.ReleaseTOML, ReleaseLock: m.Config.ReleaseLock, From: dist.ManifestFile, Files: m.Config.Files}
 	for _, t := range m.Targets {
 		in.Targets = append(in.Targets, t.Name)
 	}
@@ -74,6 +79,7 @@ func ReadInputs(dir string) (*Inputs, error) {
 			if len(p.Targets) == 0 {
 				p.Targets = in.Targets
 			}
+			p.Files = in.Files
 			return p, nil
 		}
 	}
@@ -118,13 +124,19 @@ func provenanceInputs(path string) (*Inputs, bool) {
 }
 
 // CheckInputs refuses local configuration files that differ from the
-// recorded ones.
+// recorded ones: release.toml, release.lock, and the pyproject.toml files
+// release.toml takes metadata from.
 func CheckInputs(in *Inputs, cfg *config.Config, l *lock.Lock) error {
 	if cfg.SHA256 != in.ReleaseTOML {
 		return &InputError{File: cfg.File, Recorded: in.ReleaseTOML, Local: cfg.SHA256, From: in.From}
 	}
 	if l.SHA256 != in.ReleaseLock {
 		return &InputError{File: lock.DefaultFile, Recorded: in.ReleaseLock, Local: l.SHA256, From: in.From}
+	}
+	for _, f := range cfg.MetadataFiles {
+		if rec, ok := in.Files[f.Path]; ok && rec != f.SHA256 {
+			return &InputError{File: f.Path, Recorded: rec, Local: f.SHA256, From: dist.ManifestFile}
+		}
 	}
 	return nil
 }

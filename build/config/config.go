@@ -67,13 +67,23 @@ type Config struct {
 	Dir string `toml:"-"`
 	// SHA256 is the hex digest of the release.toml bytes as loaded.
 	SHA256 string `toml:"-"`
+	// MetadataFiles are the pyproject.toml files that [project] from and
+	// [[wheel]] from name, as loaded, in the order first read. They are
+	// inputs of the release as release.toml is.
+	MetadataFiles []FileDigest `toml:"-"`
 
 	// pos locates every key of the document, for [Config.Errorf].
 	pos positions
+	// origins place the values a pyproject.toml supplied (see [locate]).
+	origins map[string]origin
 }
 
 // Project describes what is released.
 type Project struct {
+	// From names a pyproject.toml (project-relative) whose PEP 621
+	// [project] table supplies the fields not written here, and those of
+	// the [[wheel]] of its name; a value written in both must be the same.
+	From string `toml:"from"`
 	// Name is the release name as written; NormalizedName is its PEP 503 form.
 	Name string `toml:"name"`
 	// Version is the PEP 440 version, normalised on load.
@@ -84,11 +94,20 @@ type Project struct {
 	License string `toml:"license"`
 	// Readme is the path of the long description.
 	Readme string `toml:"readme"`
+	// ReadmeText is the long description when a pyproject.toml gives it
+	// inline (readme = { text = ... }); ReadmeType is the content type a
+	// pyproject.toml's readme table gives (by default it follows the
+	// readme's extension).
+	ReadmeText string `toml:"-"`
+	ReadmeType string `toml:"-"`
 	// URLs maps labels (Homepage, Source, ...) to URLs.
 	URLs map[string]string `toml:"urls"`
 	// Authors are the people or organisations who make the release (core
 	// metadata Author/Author-email).
 	Authors []Person `toml:"authors"`
+	// Maintainers are those who maintain the release when they are not
+	// the authors (core metadata Maintainer/Maintainer-email).
+	Maintainers []Person `toml:"maintainers"`
 	// Supplier is the SBOM's supplier of the release, in SPDX form:
 	// "Organization: NAME (EMAIL)" or "Person: NAME (EMAIL)". By default the
 	// first author, as a Person: core metadata does not say whether an
@@ -430,6 +449,10 @@ const (
 
 // Wheel declares one wheel, built for every target it applies to.
 type Wheel struct {
+	// From names a pyproject.toml (project-relative) whose PEP 621
+	// [project] table describes this wheel: its name, summary and
+	// distribution fields, where not written here.
+	From string `toml:"from"`
 	// Name is the distribution name (PEP 508), normalised on load.
 	Name string    `toml:"name"`
 	Role WheelRole `toml:"role"`
@@ -442,9 +465,13 @@ type Wheel struct {
 	// RequiresPython is a PEP 440 specifier set, e.g. ">=3.8".
 	RequiresPython string `toml:"requires_python"`
 	// Requires are further PEP 508 requirements (Requires-Dist).
-	Requires    []string `toml:"requires"`
-	Classifiers []string `toml:"classifiers"`
-	Keywords    []string `toml:"keywords" text:"prose"`
+	Requires []string `toml:"requires"`
+	// Extras are the optional requirements by extra name: each extra is a
+	// Provides-Extra, each of its requirements a Requires-Dist with the
+	// marker extra == "NAME".
+	Extras      map[string][]string `toml:"extras"`
+	Classifiers []string            `toml:"classifiers"`
+	Keywords    []string            `toml:"keywords" text:"prose"`
 	// Include lists what goes into the wheel.
 	Include []Include `toml:"include"`
 	// Licenses go under .dist-info/licenses/ and are named by License-File.

@@ -111,20 +111,30 @@ func Parse(file, dir string, data []byte) (*Config, error) {
 	sum := sha256.Sum256(data)
 	c.File, c.Dir, c.SHA256 = file, dir, hex.EncodeToString(sum[:])
 	c.pos = indexPositions(data)
-	v := validator{file: file, pos: c.pos, bad: map[string]bool{}}
+	c.origins = map[string]origin{}
+	v := validator{file: file, pos: c.pos, origins: c.origins, bad: map[string]bool{}}
 	v.text(reflect.ValueOf(&c).Elem())
+	v.from(&c, dir)
+	if len(c.MetadataFiles) > 0 {
+		v.text(reflect.ValueOf(&c).Elem()) // what the files gave; release.toml's own refusals are not repeated
+	}
 	v.config(&c)
 	if len(v.errs) > 0 {
-		sortErrors(v.errs)
+		sortErrors(file, v.errs)
 		return nil, v.errs
 	}
 	return &c, nil
 }
 
-// sortErrors puts the problems in document order (those without a position
-// last), keeping the order of the checks among equals.
-func sortErrors(l ErrorList) {
+// sortErrors puts the problems of file first and the others (those of the
+// pyproject.toml files it reads) after, by file name; each file's in
+// document order (those without a position last), keeping the order of the
+// checks among equals.
+func sortErrors(file string, l ErrorList) {
 	sort.SliceStable(l, func(i, j int) bool {
+		if fi, fj := l[i].File, l[j].File; fi != fj {
+			return fi == file || (fj != file && fi < fj)
+		}
 		a, b := l[i].Pos, l[j].Pos
 		switch {
 		case a.Line == 0 || b.Line == 0:
@@ -141,9 +151,21 @@ func sortErrors(l ErrorList) {
 // is written (or, when absent, where its closest enclosing table is). Stages
 // that find a problem only by reading the project use it so that their
 // errors point into release.toml like the loader's own.
+//
+// A value that a pyproject.toml supplied ([Project.From]) is placed in that
+// file, at its own key.
 func (c *Config) Errorf(key, hint, format string, args ...any) *Error {
-	pos, _ := c.pos.lookup(key)
-	return &Error{File: c.File, Pos: pos, Key: key, Msg: fmt.Sprintf(format, args...), Hint: hint}
+	file, pos, at := locate(c.File, c.pos, c.origins, key)
+	return &Error{File: file, Pos: pos, Key: at, Msg: fmt.Sprintf(format, args...), Hint: hint}
+}
+
+// WrittenIn names the file the value at key was written in, as messages
+// name it: release.toml, or the pyproject.toml that supplied it
+// ([Project.From], [Wheel.From]). Its relative paths are relative to that
+// file's folder.
+func (c *Config) WrittenIn(key string) string {
+	file, _, _ := locate(c.File, c.pos, c.origins, key)
+	return file
 }
 
 // printable escapes what a terminal would not show as written.

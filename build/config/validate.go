@@ -40,7 +40,9 @@ var reservedEnv = map[string]bool{
 type validator struct {
 	file string
 	pos  positions
-	errs ErrorList
+	// origins place the values a pyproject.toml supplied.
+	origins map[string]origin
+	errs    ErrorList
 	// bad are the keys whose values hold refused characters; they are not
 	// reported again by the semantic checks.
 	bad map[string]bool
@@ -50,8 +52,8 @@ func (v *validator) errorf(key, hint, format string, args ...any) {
 	if v.bad[key] {
 		return
 	}
-	pos, _ := v.pos.lookup(key)
-	v.errs = append(v.errs, &Error{File: v.file, Pos: pos, Key: key, Msg: fmt.Sprintf(format, args...), Hint: hint})
+	file, pos, at := locate(v.file, v.pos, v.origins, key)
+	v.errs = append(v.errs, &Error{File: file, Pos: pos, Key: at, Msg: fmt.Sprintf(format, args...), Hint: hint})
 }
 
 func (v *validator) config(c *Config) {
@@ -324,6 +326,21 @@ func (v *validator) wheel(key string, w *Wheel, c *Config, wheels, sources, targ
 			v.errorf(fmt.Sprintf("%s.requires[%d]", key, i), `PEP 508, e.g. "numpy>=1.21; python_version >= '3.9'"`, "invalid requirement: %v", err)
 		}
 	}
+	extras := map[string]string{}
+	for _, x := range sortedKeys(w.Extras) {
+		xk := key + ".extras." + x
+		if err := pyname.Valid(x); err != nil {
+			v.errorf(xk, "an extra's name is ASCII letters, digits and . _ -, starting and ending with a letter or digit", "invalid extra name: %v", err)
+		} else if prev, ok := extras[pyname.Normalize(x)]; ok {
+			v.errorf(xk, "give each extra one name", "extras %q and %q are the same extra", prev, x)
+		}
+		extras[pyname.Normalize(x)] = x
+		for i, r := range w.Extras[x] {
+			if _, err := pep508.ParseRequirement(r); err != nil {
+				v.errorf(fmt.Sprintf("%s[%d]", xk, i), `PEP 508, e.g. "click>=8"`, "invalid requirement: %v", err)
+			}
+		}
+	}
 	for i, cl := range w.Classifiers {
 		if strings.TrimSpace(cl) == "" || strings.ContainsAny(cl, "\r\n") {
 			v.errorf(fmt.Sprintf("%s.classifiers[%d]", key, i), "one trove classifier per string", "invalid classifier %q", cl)
@@ -481,18 +498,8 @@ func (v *validator) project(p *Project) {
 		}
 	}
 	v.supplier("project.supplier", p.Supplier)
-	for i, a := range p.Authors {
-		k := fmt.Sprintf("project.authors[%d]", i)
-		if a.Name == "" && a.Email == "" {
-			v.errorf(k, `e.g. { name = "vexl release team", email = "release@vexl.invalid" }`, "an author needs a name or an email")
-		}
-		if a.Email != "" && (!strings.Contains(a.Email, "@") || strings.ContainsAny(a.Email, " ,<>\r\n")) {
-			v.errorf(k+".email", "one address, like name@example.org", "invalid email %q", a.Email)
-		}
-		if strings.ContainsAny(a.Name, ",<>\r\n") {
-			v.errorf(k+".name", "no commas or angle brackets in names", "invalid author name %q", a.Name)
-		}
-	}
+	v.people("authors", p.Authors)
+	v.people("maintainers", p.Maintainers)
 	if strings.ContainsAny(p.Summary, "\r\n") {
 		v.errorf("project.summary", "keep the summary to one line; put the rest in the readme", "summary spans several lines")
 	}
@@ -508,6 +515,22 @@ func (v *validator) project(p *Project) {
 		}
 		if len(label) > 32 {
 			v.errorf(key, "core metadata limits Project-URL labels to 32 characters", "label %q is too long", label)
+		}
+	}
+}
+
+// people checks the authors or maintainers of [project].
+func (v *validator) people(field string, list []Person) {
+	for i, a := range list {
+		k := fmt.Sprintf("project.%s[%d]", field, i)
+		if a.Name == "" && a.Email == "" {
+			v.errorf(k, `e.g. { name = "vexl release team", email = "release@vexl.invalid" }`, "a person needs a name or an email")
+		}
+		if a.Email != "" && (!strings.Contains(a.Email, "@") || strings.ContainsAny(a.Email, " ,<>\r\n")) {
+			v.errorf(k+".email", "one address, like name@example.org", "invalid email %q", a.Email)
+		}
+		if strings.ContainsAny(a.Name, ",<>\r\n") {
+			v.errorf(k+".name", "no commas or angle brackets in names", "invalid name %q", a.Name)
 		}
 	}
 }

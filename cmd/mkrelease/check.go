@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/mkrelease/mkrelease/internal/digestmemo"
 	"log/slog"
+	"path/filepath"
 
 	"github.com/mkrelease/mkrelease/build"
 	"github.com/mkrelease/mkrelease/build/config"
@@ -70,6 +71,9 @@ type checkReport struct {
 	Project  string    `json:"project,omitempty"`
 	Version  string    `json:"version,omitempty"`
 	Findings []Finding `json:"findings"`
+	// metadata are the pyproject.toml files the metadata was read from
+	// (from), as messages name them.
+	metadata []string
 }
 
 func checkRun(ctx context.Context, o *CheckOptions) error {
@@ -92,7 +96,11 @@ func checkRun(ctx context.Context, o *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(io.Out, "%s: ok (%s %s)\n%s: matches the sources, overlays and toolchains\n", g.ConfigPath, rep.Project, rep.Version, rep.Lock)
+	fmt.Fprintf(io.Out, "%s: ok (%s %s)\n", g.ConfigPath, rep.Project, rep.Version)
+	for _, f := range rep.metadata {
+		fmt.Fprintf(io.Out, "%s: ok (PEP 621 metadata)\n", f)
+	}
+	fmt.Fprintf(io.Out, "%s: matches the sources, overlays and toolchains\n", rep.Lock)
 	return nil
 }
 
@@ -103,6 +111,9 @@ func doCheck(ctx context.Context, o *CheckOptions, rep *checkReport) error {
 		return err
 	}
 	rep.Project, rep.Version = cfg.Project.NormalizedName, cfg.Project.Version
+	for _, f := range cfg.MetadataFiles {
+		rep.metadata = append(rep.metadata, filepath.Join(filepath.Dir(g.ConfigPath), filepath.FromSlash(f.Path)))
+	}
 	l, err := lock.Read(g.lockPath())
 	if err != nil {
 		return err

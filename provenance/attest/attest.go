@@ -133,6 +133,15 @@ func (s Stage) Provenance(r *release.Release, project pin.Project, started, fini
 	if r.Lock != nil {
 		p.ExternalParameters["release_lock_sha256"] = r.Lock.SHA256
 	}
+	if len(c.MetadataFiles) > 0 {
+		// The pyproject.toml files release.toml takes metadata from
+		// ([project] from, [[wheel]] from) are configuration as it is.
+		files := map[string]any{}
+		for _, f := range c.MetadataFiles {
+			files[f.Path] = f.SHA256
+		}
+		p.ExternalParameters["metadata_files_sha256"] = files
+	}
 	for _, a := range r.Artifacts.Filter(dist.Subjects()) {
 		p.Subjects = append(p.Subjects, provenance.Subject{Name: a.Path, SHA256: a.SHA256})
 	}

@@ -165,3 +165,31 @@ func TestProvenanceIsPathIndependent(t *testing.T) {
 		})
 	}
 }
+
+// TestProvenanceMetadataFiles checks that the pyproject.toml files a
+// release takes its metadata from are recorded as configuration, beside
+// release.toml, and that a release without any records none.
+func TestProvenanceMetadataFiles(t *testing.T) {
+	sha := strings.Repeat("6", 64)
+	for _, tc := range []struct {
+		name  string
+		files []config.FileDigest
+		want  any
+	}{
+		{"from", []config.FileDigest{{Path: "py/pyproject.toml", SHA256: sha}}, map[string]any{"py/pyproject.toml": sha}},
+		{"release.toml alone", nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &config.Config{Dir: t.TempDir(), SHA256: sha, MetadataFiles: tc.files, Project: config.Project{NormalizedName: "demo", Version: "1.0"}}
+			r := &release.Release{Config: c, Lock: &lock.Lock{SHA256: sha}, Targets: []config.Target{{Name: "linux-x86_64"}}}
+			p := Stage{Getenv: func(string) string { return "" }}.Provenance(r, pin.Project{Name: "demo", Version: "1.0"}, time.Unix(0, 0), time.Unix(1, 0))
+			got, ok := p.ExternalParameters["metadata_files_sha256"]
+			if !ok {
+				got = nil
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("externalParameters.metadata_files_sha256 = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/internal/pep508"
+	"github.com/mkrelease/mkrelease/internal/pyname"
 	"github.com/mkrelease/mkrelease/wheel"
 	"github.com/mkrelease/mkrelease/wheel/platform"
 )
@@ -34,23 +36,8 @@ func Metadata(c *config.Config, w config.Wheel, tag string, licenses []string) (
 	if summary != "" {
 		m.Add("Summary", summary)
 	}
-	var names, emails []string
-	for _, a := range p.Authors {
-		switch {
-		case a.Email != "" && a.Name != "":
-			emails = append(emails, a.Name+" <"+a.Email+">")
-		case a.Email != "":
-			emails = append(emails, a.Email)
-		default:
-			names = append(names, a.Name)
-		}
-	}
-	if len(names) > 0 {
-		m.Add("Author", strings.Join(names, ", "))
-	}
-	if len(emails) > 0 {
-		m.Add("Author-email", strings.Join(emails, ", "))
-	}
+	addPeople(m, "Author", p.Authors)
+	addPeople(m, "Maintainer", p.Maintainers)
 	if p.License != "" {
 		if p.MetadataVersion == "2.2" {
 			m.Add("License", p.License)
@@ -96,6 +83,9 @@ func Metadata(c *config.Config, w config.Wheel, tag string, licenses []string) (
 		}
 		m.Add("Requires-Dist", req.String())
 	}
+	if err := addExtras(m, w.Extras); err != nil {
+		return nil, err
+	}
 	labels := make([]string, 0, len(p.URLs))
 	for l := range p.URLs {
 		labels = append(labels, l)
@@ -104,15 +94,74 @@ func Metadata(c *config.Config, w config.Wheel, tag string, licenses []string) (
 	for _, l := range labels {
 		m.Add("Project-URL", l+", "+p.URLs[l])
 	}
+	body := p.ReadmeText
 	if p.Readme != "" {
-		body, err := os.ReadFile(filepath.Join(c.Dir, filepath.FromSlash(p.Readme)))
+		data, err := os.ReadFile(filepath.Join(c.Dir, filepath.FromSlash(p.Readme)))
 		if err != nil {
 			return nil, fmt.Errorf("readme: %w", err)
 		}
-		m.Add("Description-Content-Type", contentType(p.Readme))
-		m.Description = strings.ReplaceAll(string(body), "\r\n", "\n")
+		body = string(data)
+	}
+	if p.Readme != "" || p.ReadmeText != "" {
+		ct := p.ReadmeType
+		if ct == "" {
+			ct = contentType(p.Readme)
+		}
+		m.Add("Description-Content-Type", ct)
+		m.Description = strings.ReplaceAll(body, "\r\n", "\n")
 	}
 	return m, nil
+}
+
+// addExtras writes each extra, in the order of their normalised names, as
+// Provides-Extra and its requirements as Requires-Dist with the marker
+// extra == "NAME" (and-ed with their own).
+func addExtras(m *wheel.Metadata, extras map[string][]string) error {
+	names := make(map[string]string, len(extras))
+	for x := range extras {
+		names[pyname.Normalize(x)] = x
+	}
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		m.Add("Provides-Extra", n)
+		for _, r := range extras[names[n]] {
+			req, err := pep508.ParseRequirement(r)
+			if err != nil {
+				return fmt.Errorf("extra %s: requires %q: %w", n, r, err)
+			}
+			marker := `extra == "` + n + `"`
+			if req.Marker != nil {
+				marker = "(" + req.Marker.String() + ") and " + marker
+			}
+			if req.Marker, err = pep508.ParseMarker(marker); err != nil {
+				return fmt.Errorf("extra %s: requires %q: %w", n, r, err)
+			}
+			m.Add("Requires-Dist", req.String())
+		}
+	}
+	return nil
+}
+
+// addPeople writes the people of role (Author or Maintainer) as core
+// metadata does: those with an email as "NAME <EMAIL>" (or the bare email)
+// in ROLE-email, those with a name only in ROLE, comma-separated.
+func addPeople(m *wheel.Metadata, role string, people []config.Person) {
+	var names, emails []string
+	for _, a := range people {
+		switch {
+		case a.Email != "" && a.Name != "":
+			emails = append(emails, a.Name+" <"+a.Email+">")
+		case a.Email != "":
+			emails = append(emails, a.Email)
+		default:
+			names = append(names, a.Name)
+		}
+	}
+	if len(names) > 0 {
+		m.Add(role, strings.Join(names, ", "))
+	}
+	if len(emails) > 0 {
+		m.Add(role+"-email", strings.Join(emails, ", "))
+	}
 }
 
 func contentType(name string) string {
