@@ -34,8 +34,10 @@ type File struct {
 }
 
 // Ignored are the .gitignore lines init adds: mkrelease's own folder (it
-// holds the development private key), the output folder and the channel.
-var Ignored = []string{"/.mkrelease/", "/dist/", "/published/"}
+// holds the development private key), the output folder and its staging
+// folders, and the channel (a link to its current generation) with its
+// generations and lock.
+var Ignored = []string{"/.mkrelease/", "/dist/", "/.dist.tmp-*", "/published", "/.published.generations/", "/.published.lock"}
 
 // Files returns everything init writes for project p on host h: release.toml,
 // CHANGELOG.md when the project has no changelog, the verifier skeleton and

@@ -39,7 +39,8 @@ summary and requires-python. The project is the source as committed in git
 
 It also writes CHANGELOG.md (when there is no changelog) with a section for
 the version, a verifier skeleton (verifier/: one cases lane, one crossover
-lane), and adds /.mkrelease/, /dist/ and /published/ to .gitignore. It
+lane), and adds /.mkrelease/, /dist/ and the channel
+(/published and its generations) to .gitignore. It
 writes nothing over an existing file: when one is there it refuses (exit 2)
 before writing anything. Lines to fill in are marked EDIT ME.
 
