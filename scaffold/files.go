@@ -196,8 +196,9 @@ const MinPythonMinor = 8
 
 // Inspect gathers the host facts for project folder dir: the platform
 // (goos, goarch), the CPython versions found (3.8 and newer, within the
-// project's requires-python), git's user.name and user.email, and the HEAD commit
-// of the work tree. A missing git or Python leaves those facts empty.
+// project's requires-python), the glibc version on Linux, git's user.name
+// and user.email, and the HEAD commit of the work tree. A missing git,
+// Python or getconf leaves those facts empty.
 func Inspect(ctx context.Context, dir, goos, goarch string, p *Project, getenv func(string) string) Host {
 	h := Host{GOOS: goos, GOARCH: goarch}
 	var spec *pep440.Specifiers
@@ -224,6 +225,11 @@ func Inspect(ctx context.Context, dir, goos, goarch string, p *Project, getenv f
 			return ""
 		}
 		return strings.TrimSpace(string(out))
+	}
+	if goos == "linux" {
+		if out, err := exec.CommandContext(ctx, "getconf", "GNU_LIBC_VERSION").Output(); err == nil {
+			h.Glibc = strings.TrimPrefix(strings.TrimSpace(string(out)), "glibc ")
+		}
 	}
 	h.AuthorName = git("config", "user.name")
 	h.AuthorEmail = git("config", "user.email")

@@ -3,6 +3,7 @@ package scaffold
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -21,16 +22,22 @@ type Host struct {
 	Commit string
 	// Tracked are the project-relative files of the HEAD commit.
 	Tracked map[string]bool
+	// Glibc is this machine's glibc version ("2.36"), "" when unknown: a
+	// library built with the host's compiler needs it.
+	Glibc string
 }
 
 // EditMe marks each line of a generated file that the user must fill in.
 const EditMe = "EDIT ME"
 
+// glibcRE reads the minor version of a glibc 2 version.
+var glibcRE = regexp.MustCompile(`^2\.([0-9]+)$`)
+
 // target is the host's target name, its library suffix and the platform
 // its pure-Python bundle installs on.
 type target struct{ name, libExt, installPlatform string }
 
-func hostTarget(goos, goarch string) target {
+func hostTarget(goos, goarch, glibc string) target {
 	arch := map[string]string{"amd64": "x86_64", "arm64": "aarch64", "386": "i686"}[goarch]
 	if arch == "" {
 		arch = goarch
@@ -44,7 +51,11 @@ func hostTarget(goos, goarch string) target {
 	case "windows":
 		return target{"windows-" + arch, ".dll", "win_amd64"}
 	default:
-		return target{goos + "-" + arch, ".so", "manylinux_2_17_" + arch}
+		minor := "17"
+		if m := glibcRE.FindStringSubmatch(glibc); m != nil {
+			minor = m[1]
+		}
+		return target{goos + "-" + arch, ".so", "manylinux_2_" + minor + "_" + arch}
 	}
 }
 
@@ -78,7 +89,7 @@ type plan struct {
 }
 
 func newPlan(p *Project, h Host) *plan {
-	pl := &plan{p: p, h: h, t: hostTarget(h.GOOS, h.GOARCH), source: p.Name}
+	pl := &plan{p: p, h: h, t: hostTarget(h.GOOS, h.GOARCH, h.Glibc), source: p.Name}
 	if g := p.Go; g != nil {
 		for _, d := range g.CShared {
 			lib := "lib" + goBase(g.Path, d) + pl.t.libExt
@@ -296,7 +307,8 @@ func ReleaseTOML(p *Project, h Host) string {
 		w("platform_tag = \"any\"")
 	}
 	if len(pl.outs) > 0 || len(p.Packages) > 0 {
-		w("# The platform the bundle installs on (its dependencies are chosen for it).")
+		w("# The platform the bundle installs on (its dependencies are chosen for it):")
+		w("# this machine's C library, which the host compiler links against.")
 		w("install_platform = %s", tomlString(t.installPlatform))
 	}
 	w("")

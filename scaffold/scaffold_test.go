@@ -74,10 +74,10 @@ func TestDetectAndRender(t *testing.T) {
 			"internal/x/x.go":        "package x\n",
 			"cmd/veczc/main_test.go": "package main\n",
 		},
-		host: linux,
+		host: Host{GOOS: "linux", GOARCH: "amd64", Pythons: []string{"3.11"}, Commit: commit, Glibc: "2.36"},
 		want: Project{Name: "vecz", Version: "0.1.0", Go: &GoModule{Path: "example.com/tools/vecz/v2", Mains: []string{"cmd/veczc"}, CShared: []string{"plugin"}}},
 		in: []string{`name = "vecz"`, `env = { GOOS = "linux", GOARCH = "amd64", CC = "cc" }`, `"-buildmode=c-shared"`, `outputs = ["libplugin.so", "libplugin.h"]`,
-			`"-o", "${MKRELEASE_OUT}/veczc", "./cmd/veczc"`, `data = "scripts"`, `to = "vecz/libplugin.so"`, `command = ["go", "version"]`, `env = { CGO_ENABLED = "0" }`},
+			`"-o", "${MKRELEASE_OUT}/veczc", "./cmd/veczc"`, `data = "scripts"`, `to = "vecz/libplugin.so"`, `command = ["go", "version"]`, `env = { CGO_ENABLED = "0" }`, `install_platform = "manylinux_2_36_x86_64"`},
 		out: []string{"pair ="},
 	}, {
 		name: "cmake with a pyproject under src",
