@@ -231,3 +231,40 @@ func TestUntracked(t *testing.T) {
 		t.Errorf("outside git: Untracked = %v, want none", got)
 	}
 }
+
+// FuzzMergeIgnore: merging keeps the old file as its prefix, adds every
+// wanted line at most once, and a second merge changes nothing.
+func FuzzMergeIgnore(f *testing.F) {
+	for _, s := range []string{"", "*.o", "dist/\n.mkrelease\n", "# x\n!/dist/\n/dist", "/published/\r\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, old string) {
+		got := MergeIgnore([]byte(old), Ignored)
+		if !strings.HasPrefix(string(got), old) {
+			t.Fatalf("old content not kept: %q -> %q", old, got)
+		}
+		for _, w := range Ignored {
+			if n := strings.Count("\n"+string(got[len(old):]), "\n"+w+"\n"); n > 1 {
+				t.Fatalf("%s added %d times", w, n)
+			}
+		}
+		if again := MergeIgnore(got, Ignored); string(again) != string(got) {
+			t.Fatalf("not idempotent: %q -> %q", got, again)
+		}
+	})
+}
+
+// FuzzNativeLibrary: whatever a Makefile or CMakeLists.txt holds, the
+// library read from it is empty or a plain lib*.so file name.
+func FuzzNativeLibrary(f *testing.F) {
+	for _, s := range []string{"libx.so: x.c\n", "# libold.so\nall:\n", "add_library(fast SHARED a.c)", "ADD_LIBRARY ( a-b SHARED", "lib/.so libä.so"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		for _, lib := range []string{makeLibrary([]byte(data)), cmakeLibrary([]byte(data))} {
+			if lib != "" && (!strings.HasPrefix(lib, "lib") || !strings.HasSuffix(lib, ".so") || strings.ContainsAny(lib, "/ \t\n\"\\")) {
+				t.Fatalf("library %q from %q", lib, data)
+			}
+		}
+	})
+}
