@@ -236,7 +236,11 @@ func Inspect(ctx context.Context, dir, goos, goarch string, p *Project, getenv f
 	// Only a work tree whose top is the project folder: the git source
 	// "." is the project.
 	top := git("rev-parse", "--show-toplevel")
-	if abs, err := filepath.Abs(dir); err == nil && top != "" && sameDir(top, abs) {
+	abs, err := filepath.Abs(dir)
+	if err == nil && top != "" && !sameDir(top, abs) {
+		h.EnclosingRepo = true
+	}
+	if err == nil && top != "" && sameDir(top, abs) {
 		h.Commit = git("rev-parse", "--verify", "-q", "HEAD^{commit}")
 		if h.Commit != "" {
 			h.Tracked = map[string]bool{}

@@ -20,6 +20,10 @@ type Host struct {
 	// Commit is the full id of the work tree's HEAD commit, "" when the
 	// project is not in a git work tree with a commit.
 	Commit string
+	// EnclosingRepo is set when the project folder is inside a git work
+	// tree whose top is another folder: a git source is a whole
+	// repository, so init cannot pin the project by commit.
+	EnclosingRepo bool
 	// Tracked are the project-relative files of the HEAD commit.
 	Tracked map[string]bool
 	// Glibc is this machine's glibc version ("2.36"), "" when unknown: a
@@ -279,6 +283,13 @@ func ReleaseTOML(p *Project, h Host) string {
 	w("git = \".\"")
 	if h.Commit != "" {
 		w("commit = %s", tomlString(h.Commit))
+	} else if h.EnclosingRepo {
+		w("# %s: this folder is part of a larger git repository, and a git source", EditMe)
+		w("# is a whole repository. Either keep the project in a repository of its")
+		w("# own and put its `git rev-parse HEAD` here, or replace git and commit")
+		w("# with local = \"FOLDER\", a folder holding the build's inputs only (not")
+		w("# release.toml, release.lock or dist/).")
+		w("commit = \"%s\"", EditMe)
 	} else {
 		w("# %s: this folder is not a git repository with a commit yet. Run", EditMe)
 		w("#   git init && git add -A && git commit -m \"%s %s\"", p.Name, p.Version)

@@ -1,8 +1,10 @@
 package scaffold
 
 import (
+	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -64,6 +66,13 @@ func TestDetectAndRender(t *testing.T) {
 		host:     Host{GOOS: "linux", GOARCH: "arm64"},
 		want:     Project{Name: "my-project", Version: "0.1.0", Make: &Native{File: "Makefile"}},
 		in:       []string{`outputs = ["libmy_project.so"]`, EditMe + ": Makefile names no lib*.so", `commit = "EDIT ME"`, `name = "linux-aarch64"`, `pythons = ["3.12"]`},
+		checkErr: "source[0].commit",
+	}, {
+		name:     "inside a larger repository",
+		files:    map[string]string{"Makefile": "libx.so: x.c\n"},
+		host:     Host{GOOS: "linux", GOARCH: "amd64", EnclosingRepo: true},
+		want:     Project{Name: "my-project", Version: "0.1.0", Make: &Native{File: "Makefile", Library: "libx.so"}},
+		in:       []string{EditMe + ": this folder is part of a larger git repository", `commit = "EDIT ME"`},
 		checkErr: "source[0].commit",
 	}, {
 		name: "go module with a program and a c-shared library",
@@ -267,4 +276,39 @@ func FuzzNativeLibrary(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestInspectGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	dir := writeTree(t, map[string]string{"Makefile": "libx.so:\n", "sub/Makefile": "liby.so:\n"})
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	run := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=Dev Eloper", "-c", "user.email=dev@example.invalid"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	noPython := func(string) string { return "" } // no PATH, no managers: no interpreter probed
+	ctx := context.Background()
+	p := &Project{}
+
+	if h := Inspect(ctx, dir, "linux", "amd64", p, noPython); h.Commit != "" || h.EnclosingRepo || h.Tracked != nil {
+		t.Errorf("outside git: %+v", h)
+	}
+	run("init", "-q")
+	if h := Inspect(ctx, dir, "linux", "amd64", p, noPython); h.Commit != "" || h.EnclosingRepo {
+		t.Errorf("no commit yet: %+v", h)
+	}
+	run("add", "Makefile")
+	run("commit", "-q", "-m", "v1")
+	h := Inspect(ctx, dir, "linux", "amd64", p, noPython)
+	if len(h.Commit) != 40 || h.EnclosingRepo || !reflect.DeepEqual(h.Tracked, map[string]bool{"Makefile": true}) {
+		t.Errorf("at the top of a work tree: %+v", h)
+	}
+	if h := Inspect(ctx, filepath.Join(dir, "sub"), "linux", "amd64", p, noPython); h.Commit != "" || !h.EnclosingRepo {
+		t.Errorf("in a subfolder of a work tree: %+v", h)
+	}
 }
