@@ -39,10 +39,10 @@ summary and requires-python. The project is the source as committed in git
 
 It also writes CHANGELOG.md (when there is no changelog) with a section for
 the version, a verifier skeleton (verifier/: one cases lane, one crossover
-lane), and adds /.mkrelease/, /dist/ and the channel
-(/published and its generations) to .gitignore. It
-writes nothing over an existing file: when one is there it refuses (exit 2)
-before writing anything. Lines to fill in are marked EDIT ME.
+lane), and adds /.mkrelease/, /dist/ and the channel (/published and its
+generations) to .gitignore. It writes nothing over an existing file: when
+one is there it refuses (exit 2) before writing anything. Lines to fill in
+are marked EDIT ME.
 
 Then it runs lock. When lock fails because something needs editing, init
 says so and exits non-zero, keeping the files.`,
@@ -57,6 +57,9 @@ says so and exits non-zero, keeping the files.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f := cmd.Flag("config"); f != nil && f.Changed {
+				return usageErrorf("init writes DIR/release.toml: name the project folder instead of --config (see mkrelease init --help)")
+			}
 			opts.Dir = "."
 			if len(args) == 1 {
 				opts.Dir = args[0]
