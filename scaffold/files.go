@@ -196,7 +196,8 @@ const MinPythonMinor = 8
 
 // Inspect gathers the host facts for project folder dir: the platform
 // (goos, goarch), the CPython versions found (3.8 and newer, within the
-// project's requires-python), the glibc version on Linux, git's user.name
+// project's requires-python), the glibc version on Linux, the supplier
+// `cc --version` names when the project uses cc, git's user.name
 // and user.email, and the HEAD commit of the work tree. A missing git,
 // Python or getconf leaves those facts empty.
 func Inspect(ctx context.Context, dir, goos, goarch string, p *Project, getenv func(string) string) Host {
@@ -229,6 +230,11 @@ func Inspect(ctx context.Context, dir, goos, goarch string, p *Project, getenv f
 	if goos == "linux" {
 		if out, err := exec.CommandContext(ctx, "getconf", "GNU_LIBC_VERSION").Output(); err == nil {
 			h.Glibc = strings.TrimPrefix(strings.TrimSpace(string(out)), "glibc ")
+		}
+	}
+	if p.Make != nil || p.CMake != nil || (p.Go != nil && len(p.Go.CShared) > 0) {
+		if out, err := exec.CommandContext(ctx, "cc", "--version").Output(); err == nil {
+			h.CCSupplier = CCSupplier(string(out))
 		}
 	}
 	h.AuthorName = git("config", "user.name")

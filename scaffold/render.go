@@ -26,6 +26,10 @@ type Host struct {
 	EnclosingRepo bool
 	// Tracked are the project-relative files of the HEAD commit.
 	Tracked map[string]bool
+	// CCSupplier is who distributes this machine's cc, read from the
+	// first line of `cc --version` ("Organization: Debian"), "" when it
+	// does not say.
+	CCSupplier string
 	// Glibc is this machine's glibc version ("2.36"), "" when unknown: a
 	// library built with the host's compiler needs it.
 	Glibc string
@@ -33,6 +37,35 @@ type Host struct {
 
 // EditMe marks each line of a generated file that the user must fill in.
 const EditMe = "EDIT ME"
+
+// ccSupplierRE reads the distribution from `cc --version`'s first line:
+// "cc (Debian 12.2.0-14+deb12u1) 12.2.0", "gcc (Ubuntu 13.2.0-4ubuntu3) 13.2.0".
+var ccSupplierRE = regexp.MustCompile(`^\S+ \((Debian|Ubuntu|Alpine|Homebrew|Red Hat|SUSE Linux|conda-forge)[ )]`)
+
+// CCSupplier is the SBOM supplier a `cc --version` output names, "" when
+// it names none init knows.
+func CCSupplier(version string) string {
+	first, _, _ := strings.Cut(version, "\n")
+	if strings.HasPrefix(first, "Apple clang") {
+		return "Organization: Apple Inc."
+	}
+	if m := ccSupplierRE.FindStringSubmatch(first); m != nil {
+		return "Organization: " + m[1]
+	}
+	return ""
+}
+
+// personSupplier is an SPDX "Person: NAME (EMAIL)" supplier, "" without a
+// name or when the name or email has characters SPDX's form cannot hold.
+func personSupplier(name, email string) string {
+	if name == "" || strings.ContainsAny(name+email, "()\r\n") {
+		return ""
+	}
+	if email == "" {
+		return "Person: " + name
+	}
+	return "Person: " + name + " (" + email + ")"
+}
 
 // glibcRE reads the minor version of a glibc 2 version.
 var glibcRE = regexp.MustCompile(`^2\.([0-9]+)$`)
@@ -281,6 +314,10 @@ func ReleaseTOML(p *Project, h Host) string {
 	w("[[source]]")
 	w("name = %s", tomlString(pl.source))
 	w("git = \".\"")
+	if sup := personSupplier(h.AuthorName, h.AuthorEmail); sup != "" {
+		w("# Who supplies the source, for the SBOM: the author, from git config.")
+		w("supplier = %s", tomlString(sup))
+	}
 	if h.Commit != "" {
 		w("commit = %s", tomlString(h.Commit))
 	} else if h.EnclosingRepo {
@@ -456,18 +493,31 @@ func (pl *plan) toolchains(w func(string, ...any)) {
 		w("name = \"cc\"")
 		w("command = [\"${CC}\", \"--version\"]")
 		w("per_target = true")
-		w("# supplier = \"Organization: ...\"  (the distribution your compiler comes from)")
+		if h := pl.h; h.CCSupplier != "" {
+			w("# The supplier `cc --version` names; another machine's compiler may differ.")
+			w("supplier = %s", tomlString(h.CCSupplier))
+		} else {
+			w("# supplier = \"Organization: ...\"  (the distribution your compiler comes from)")
+		}
 		w("")
 	}
 	if pl.cc && p.Make != nil {
 		w("[[toolchain]]")
 		w("name = \"make\"")
 		w("command = [\"make\", \"--version\"]")
+		if pl.h.CCSupplier != "" {
+			w("# Assumed from the same distribution as cc.")
+			w("supplier = %s", tomlString(pl.h.CCSupplier))
+		}
 		w("")
 	} else if pl.cc && p.CMake != nil {
 		w("[[toolchain]]")
 		w("name = \"cmake\"")
 		w("command = [\"cmake\", \"--version\"]")
+		if pl.h.CCSupplier != "" {
+			w("# Assumed from the same distribution as cc.")
+			w("supplier = %s", tomlString(pl.h.CCSupplier))
+		}
 		w("")
 	}
 }

@@ -54,11 +54,15 @@ func TestDetectAndRender(t *testing.T) {
 			"tests/__init__.py": "",
 			"LICENSE":           "MIT\n",
 		},
-		host: linux,
+		host: Host{GOOS: "linux", GOARCH: "amd64", Pythons: []string{"3.11", "3.12"}, Commit: commit,
+			AuthorName: "Dev Eloper", AuthorEmail: "dev@example.invalid", CCSupplier: "Organization: Debian"},
 		want: Project{Name: "my-project", Version: "0.1.0", License: "LICENSE", Make: &Native{File: "Makefile", Library: "libgreet.so"}, Packages: []string{"greet"}},
 		in: []string{`name = "my-project"`, `git = "."`, `commit = "` + commit + `"`, `"make libgreet.so && cp libgreet.so ${MKRELEASE_OUT}/"`,
 			`outputs = ["libgreet.so"]`, `pair = "my-project-native"`, `to = "greet/libgreet.so"`, `env = { CC = "cc" }`,
-			`install_platform = "manylinux_2_17_x86_64"`, `pythons = ["3.11", "3.12"]`, `from = "LICENSE"`, `name = "make"`},
+			`install_platform = "manylinux_2_17_x86_64"`, `pythons = ["3.11", "3.12"]`, `from = "LICENSE"`, `name = "make"`,
+			`authors = [{ name = "Dev Eloper", email = "dev@example.invalid" }]`, `supplier = "Person: Dev Eloper (dev@example.invalid)"`,
+			"command = [\"${CC}\", \"--version\"]\nper_target = true\n# The supplier `cc --version` names; another machine's compiler may differ.\nsupplier = \"Organization: Debian\"",
+			"command = [\"make\", \"--version\"]\n# Assumed from the same distribution as cc.\nsupplier = \"Organization: Debian\""},
 		out: []string{EditMe, "GOOS ="},
 	}, {
 		name:     "makefile without a library name, not in git",
@@ -310,5 +314,21 @@ func TestInspectGit(t *testing.T) {
 	}
 	if h := Inspect(ctx, filepath.Join(dir, "sub"), "linux", "amd64", p, noPython); h.Commit != "" || !h.EnclosingRepo {
 		t.Errorf("in a subfolder of a work tree: %+v", h)
+	}
+}
+
+func TestCCSupplier(t *testing.T) {
+	for out, want := range map[string]string{
+		"cc (Debian 12.2.0-14+deb12u1) 12.2.0\nCopyright (C) 2022": "Organization: Debian",
+		"gcc (Ubuntu 13.2.0-4ubuntu3) 13.2.0\n":                    "Organization: Ubuntu",
+		"Apple clang version 15.0.0 (clang-1500.1.0.2.5)\n":        "Organization: Apple Inc.",
+		"gcc (GCC) 13.2.1 20231011 (Red Hat 13.2.1-4)\n":           "",
+		"clang version 17.0.6\n":                                   "",
+		"":                                                         "",
+		"x (Debian\n":                                              "",
+	} {
+		if got := CCSupplier(out); got != want {
+			t.Errorf("CCSupplier(%q) = %q, want %q", out, got, want)
+		}
 	}
 }
