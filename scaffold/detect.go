@@ -64,6 +64,9 @@ type GoModule struct {
 	// CShared are the folders of the main packages that import "C" and
 	// //export functions: built with -buildmode=c-shared.
 	CShared []string
+	// NeedsVendor is set when go.mod requires modules and there is no
+	// vendor folder: build steps have no network to download them.
+	NeedsVendor bool
 }
 
 // Native is a C or C++ project's build file and the shared library it
@@ -206,6 +209,11 @@ func (p *Project) goModule(dir string) error {
 		return fmt.Errorf("go.mod: no module line (fix go.mod, or move it away while running init)")
 	}
 	g := &GoModule{Path: mod}
+	if f, err := modfile.ParseLax("go.mod", b, nil); err == nil && len(f.Require) > 0 {
+		if st, err := os.Stat(filepath.Join(dir, "vendor")); err != nil || !st.IsDir() {
+			g.NeedsVendor = true
+		}
+	}
 	elems := strings.Split(mod, "/")
 	last := elems[len(elems)-1]
 	if versionSuffixRE.MatchString(last) && len(elems) > 1 {

@@ -137,8 +137,8 @@ func newPlan(p *Project, h Host) *plan {
 					"-buildid= keep paths and the build's folders out of the binary.",
 				},
 				name: stepName("lib", goBase(g.Path, d)),
-				run: []string{"go", "build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w -buildid=",
-					"-o", "${MKRELEASE_OUT}/" + lib, "./" + strings.TrimPrefix(d, ".")},
+				run: []string{"go", "build", "-buildmode=c-shared", "-ldflags=-s -w -buildid=",
+					"-o", "${MKRELEASE_OUT}/" + lib, goPkg(d)},
 				env:     [][2]string{{"CGO_ENABLED", "1"}},
 				outputs: []string{lib, hdr},
 			})
@@ -153,8 +153,8 @@ func newPlan(p *Project, h Host) *plan {
 			pl.steps = append(pl.steps, step{
 				comment: []string{"The program ./" + d + ", without cgo: one static binary."},
 				name:    stepName("", goBase(g.Path, d)),
-				run: []string{"go", "build", "-trimpath", "-ldflags=-s -w -buildid=",
-					"-o", "${MKRELEASE_OUT}/" + bin, "./" + strings.TrimPrefix(d, ".")},
+				run: []string{"go", "build", "-ldflags=-s -w -buildid=",
+					"-o", "${MKRELEASE_OUT}/" + bin, goPkg(d)},
 				env:     [][2]string{{"CGO_ENABLED", "0"}},
 				outputs: []string{bin},
 			})
@@ -220,6 +220,14 @@ func goBase(module, dir string) string {
 		return last
 	}
 	return path.Base(dir)
+}
+
+// goPkg is the package argument of go build for folder dir.
+func goPkg(dir string) string {
+	if dir == "." {
+		return "."
+	}
+	return "./" + dir
 }
 
 // stepName makes a step name (lower-case letters, digits, . _ -).
@@ -378,6 +386,10 @@ func ReleaseTOML(p *Project, h Host) string {
 		w("# Build steps run once per target in a hermetic copy of the source")
 		w("# (no network; a fixed environment), and write exactly their outputs")
 		w("# into ${MKRELEASE_OUT}.")
+	}
+	if p.Go != nil && p.Go.NeedsVendor && len(pl.steps) > 0 {
+		w("# %s: go.mod requires modules and steps cannot download them", EditMe)
+		w("# (GOPROXY=off): run `go mod vendor` and commit vendor/.")
 	}
 	for _, s := range pl.steps {
 		for _, c := range s.comment {

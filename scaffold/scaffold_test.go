@@ -81,7 +81,8 @@ func TestDetectAndRender(t *testing.T) {
 	}, {
 		name: "go module with a program and a c-shared library",
 		files: map[string]string{
-			"go.mod":                 "module example.com/tools/vecz/v2\n\ngo 1.22\n",
+			"go.mod":                 "module example.com/tools/vecz/v2\n\ngo 1.22\n\nrequire golang.org/x/text v0.1.0\n",
+			"vendor/modules.txt":     "# golang.org/x/text v0.1.0\n",
 			"cmd/veczc/main.go":      "package main\n\nfunc main() {}\n",
 			"plugin/plugin.go":       "package main\n\nimport \"C\"\n\n//export Add\nfunc Add(a, b C.int) C.int { return a + b }\n\nfunc main() {}\n",
 			"internal/x/x.go":        "package x\n",
@@ -92,6 +93,12 @@ func TestDetectAndRender(t *testing.T) {
 		in: []string{`name = "vecz"`, `env = { GOOS = "linux", GOARCH = "amd64", CC = "cc" }`, `"-buildmode=c-shared"`, `outputs = ["libplugin.so", "libplugin.h"]`,
 			`"-o", "${MKRELEASE_OUT}/veczc", "./cmd/veczc"`, `data = "scripts"`, `to = "vecz/libplugin.so"`, `command = ["go", "version"]`, `env = { CGO_ENABLED = "0" }`, `install_platform = "manylinux_2_36_x86_64"`},
 		out: []string{"pair ="},
+	}, {
+		name:  "go module with dependencies and no vendor folder",
+		files: map[string]string{"go.mod": "module tool\n\nrequire golang.org/x/text v0.1.0\n", "main.go": "package main\n\nfunc main() {}\n"},
+		host:  linux,
+		want:  Project{Name: "tool", Version: "0.1.0", Go: &GoModule{Path: "tool", Mains: []string{"."}, NeedsVendor: true}},
+		in:    []string{EditMe + ": go.mod requires modules", `"-o", "${MKRELEASE_OUT}/tool", "."]`, `data = "scripts"`},
 	}, {
 		name: "cmake with a pyproject under src",
 		files: map[string]string{
