@@ -32,6 +32,7 @@ is printed); 2 bad invocation, configuration or input.`,
 	root.PersistentFlags().StringVar(&g.CacheDir, "cache-dir", "", "cache folder (default: $MKRELEASE_CACHE, else the user cache folder)")
 	root.PersistentFlags().BoolVarP(&g.Verbose, "verbose", "v", false, "log every stage")
 	root.AddCommand(
+		NewCmdInit(f, g, nil),
 		NewCmdCheck(f, g, nil),
 		NewCmdLock(f, g, nil),
 		NewCmdBuild(f, g, nil),

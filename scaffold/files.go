@@ -1,0 +1,297 @@
+package scaffold
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/template"
+
+	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/internal/pep440"
+	"github.com/mkrelease/mkrelease/internal/pyfind"
+)
+
+//go:embed skeleton/*.tmpl
+var skeleton embed.FS
+
+// File is one file init writes, its path relative to the project folder.
+type File struct {
+	Path string
+	Data []byte
+	Mode fs.FileMode
+	// Merge marks .gitignore: lines are added to an existing file, never
+	// duplicated, instead of refusing it.
+	Merge bool
+}
+
+// Ignored are the .gitignore lines init adds: mkrelease's own folder (it
+// holds the development private key), the output folder and its staging
+// folders, and the channel (a link to its current generation) with its
+// generations and lock.
+var Ignored = []string{"/.mkrelease/", "/dist/", "/.dist.tmp-*", "/published", "/.published.generations/", "/.published.lock"}
+
+// Files returns everything init writes for project p on host h: release.toml,
+// CHANGELOG.md when the project has no changelog, the verifier skeleton and
+// .gitignore.
+func Files(p *Project, h Host) ([]File, error) {
+	files := []File{{Path: "release.toml", Data: []byte(ReleaseTOML(p, h)), Mode: 0o644}}
+	if p.Changelog == "" {
+		files = append(files, File{Path: "CHANGELOG.md", Mode: 0o644, Data: []byte(
+			"# Changelog\n\n## " + p.Version + "\n\n- First release with mkrelease.\n")})
+	}
+	data := struct{ Name, Checks, Imports string }{Name: p.Name, Checks: pyChecks(p, h), Imports: pyList(imports(p))}
+	for _, f := range []struct{ tmpl, path string }{
+		{"README.md.tmpl", "verifier/README.md"},
+		{"cases.py.tmpl", "verifier/cases.py"},
+		{"worker.py.tmpl", "verifier/worker.py"},
+	} {
+		t, err := template.ParseFS(skeleton, "skeleton/"+f.tmpl)
+		if err != nil {
+			return nil, fmt.Errorf("verifier skeleton %s: %w", f.tmpl, err)
+		}
+		var b bytes.Buffer
+		if err := t.Execute(&b, data); err != nil {
+			return nil, fmt.Errorf("verifier skeleton %s: %w", f.tmpl, err)
+		}
+		files = append(files, File{Path: f.path, Data: b.Bytes(), Mode: 0o644})
+	}
+	files = append(files, File{Path: ".gitignore", Data: []byte(strings.Join(Ignored, "\n") + "\n"), Mode: 0o644, Merge: true})
+	return files, nil
+}
+
+func imports(p *Project) []string {
+	var out []string
+	for _, pkg := range p.Packages {
+		out = append(out, pkgBase(pkg))
+	}
+	return out
+}
+
+// pyChecks renders the smoke cases as a Python list literal.
+func pyChecks(p *Project, h Host) string {
+	var checks []string
+	for _, m := range imports(p) {
+		checks = append(checks, "(\"import\", "+strconv.Quote(m)+")")
+	}
+	pl := newPlan(p, h)
+	libDir := strings.ReplaceAll(p.Name, "-", "_")
+	if len(p.Packages) > 0 {
+		libDir = pkgBase(p.Packages[0])
+	}
+	for _, o := range pl.outs {
+		if o.lib {
+			checks = append(checks, "(\"library\", "+strconv.Quote(path.Join(libDir, o.file))+")")
+		} else {
+			checks = append(checks, "(\"program\", "+strconv.Quote(o.file)+")")
+		}
+	}
+	if len(checks) == 0 {
+		return "[]"
+	}
+	return "[\n    " + strings.Join(checks, ",\n    ") + ",\n]"
+}
+
+func pyList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// ExistsError is a file init would write that is already there.
+type ExistsError struct{ Paths []string }
+
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("%s already exist%s; init writes nothing over a file\n\thint: move %s away and run init again, or edit the existing files by hand",
+		strings.Join(e.Paths, ", "), map[bool]string{true: "s", false: ""}[len(e.Paths) == 1], map[bool]string{true: "it", false: "them"}[len(e.Paths) == 1])
+}
+
+// ExitCode is 2: the project folder is not one init can write into.
+func (e *ExistsError) ExitCode() int { return 2 }
+
+// Write writes files into dir. Before writing anything it refuses, with an
+// [*ExistsError], when one of them (other than a merged .gitignore) exists.
+// Each file is written atomically. It returns the paths written, and the
+// .gitignore lines added.
+func Write(dir string, files []File) (written []string, err error) {
+	var exist []string
+	for _, f := range files {
+		if f.Merge {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f.Path))); err == nil {
+			exist = append(exist, f.Path)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %w", f.Path, err)
+		}
+	}
+	if len(exist) > 0 {
+		return nil, &ExistsError{Paths: exist}
+	}
+	for _, f := range files {
+		name := filepath.Join(dir, filepath.FromSlash(f.Path))
+		data := f.Data
+		if f.Merge {
+			old, err := os.ReadFile(name)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return written, fmt.Errorf("%s: %w", f.Path, err)
+			}
+			data = MergeIgnore(old, strings.Split(strings.TrimSpace(string(f.Data)), "\n"))
+			if bytes.Equal(data, old) {
+				continue
+			}
+		}
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return written, fmt.Errorf("%s: %w", f.Path, err)
+		}
+		if err := atomicfile.WriteFile(name, data, f.Mode); err != nil {
+			return written, fmt.Errorf("%s: %w", f.Path, err)
+		}
+		written = append(written, f.Path)
+	}
+	return written, nil
+}
+
+// MergeIgnore returns the .gitignore old with the lines of want that it
+// does not ignore yet appended. A folder counts as ignored when a line
+// names it with or without the leading or trailing slash.
+func MergeIgnore(old []byte, want []string) []byte {
+	have := map[string]bool{}
+	for _, l := range strings.Split(string(old), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "#") || strings.HasPrefix(l, "!") {
+			continue
+		}
+		have[strings.Trim(l, "/")] = true
+	}
+	out := append([]byte(nil), old...)
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	for _, w := range want {
+		k := strings.Trim(w, "/")
+		if have[k] {
+			continue
+		}
+		have[k] = true
+		out = append(out, w...)
+		out = append(out, '\n')
+	}
+	return out
+}
+
+// MinPythonMinor is the oldest CPython 3 minor version init offers to
+// support: older ones lack the wheel tags a manylinux wheel needs.
+const MinPythonMinor = 8
+
+// Inspect gathers the host facts for project folder dir: the platform
+// (goos, goarch), the CPython versions found (3.8 and newer, within the
+// project's requires-python), the glibc version on Linux, the supplier
+// `cc --version` names when the project uses cc, git's user.name
+// and user.email, and the HEAD commit of the work tree. A missing git,
+// Python or getconf leaves those facts empty.
+func Inspect(ctx context.Context, dir, goos, goarch string, p *Project, getenv func(string) string) Host {
+	h := Host{GOOS: goos, GOARCH: goarch}
+	var spec *pep440.Specifiers
+	if p.RequiresPython != "" {
+		if s, err := pep440.ParseSpecifiers(p.RequiresPython); err == nil {
+			spec = &s
+		}
+	}
+	for _, in := range pyfind.Find(ctx, pyfind.Options{Getenv: getenv}) {
+		if in.Minor < MinPythonMinor {
+			continue
+		}
+		if spec != nil {
+			if v, err := pep440.Parse(in.Version); err == nil && !spec.Contains(v, true) {
+				continue
+			}
+		}
+		h.Pythons = append(h.Pythons, in.MinorVersion())
+	}
+	git := func(args ...string) string {
+		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+		out, err := cmd.Output()
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if goos == "linux" {
+		if out, err := exec.CommandContext(ctx, "getconf", "GNU_LIBC_VERSION").Output(); err == nil {
+			h.Glibc = strings.TrimPrefix(strings.TrimSpace(string(out)), "glibc ")
+		}
+	}
+	if p.Make != nil || p.CMake != nil || (p.Go != nil && len(p.Go.CShared) > 0) {
+		if out, err := exec.CommandContext(ctx, "cc", "--version").Output(); err == nil {
+			h.CCSupplier = CCSupplier(string(out))
+		}
+	}
+	h.AuthorName = git("config", "user.name")
+	h.AuthorEmail = git("config", "user.email")
+	// Only a work tree whose top is the project folder: the git source
+	// "." is the project.
+	top := git("rev-parse", "--show-toplevel")
+	abs, err := filepath.Abs(dir)
+	if err == nil && top != "" && !sameDir(top, abs) {
+		h.EnclosingRepo = true
+	}
+	if err == nil && top != "" && sameDir(top, abs) {
+		h.Commit = git("rev-parse", "--verify", "-q", "HEAD^{commit}")
+		if h.Commit != "" {
+			h.Tracked = map[string]bool{}
+			for _, f := range strings.Split(git("ls-tree", "-r", "--name-only", "-z", "HEAD"), "\x00") {
+				if f != "" {
+					h.Tracked[f] = true
+				}
+			}
+		}
+	}
+	return h
+}
+
+func sameDir(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// Untracked lists the build inputs init detected that the HEAD commit does
+// not hold: the git source would build without them.
+func Untracked(p *Project, h Host) []string {
+	if h.Tracked == nil {
+		return nil
+	}
+	var inputs []string
+	if p.Go != nil {
+		inputs = append(inputs, "go.mod")
+	}
+	if p.Make != nil {
+		inputs = append(inputs, p.Make.File)
+	} else if p.CMake != nil {
+		inputs = append(inputs, p.CMake.File)
+	}
+	for _, pkg := range p.Packages {
+		inputs = append(inputs, pkg+"/__init__.py")
+	}
+	if p.License != "" {
+		inputs = append(inputs, p.License)
+	}
+	var out []string
+	for _, f := range inputs {
+		if !h.Tracked[f] {
+			out = append(out, f)
+		}
+	}
+	return out
+}

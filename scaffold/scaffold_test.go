@@ -1,0 +1,341 @@
+package scaffold
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mkrelease/mkrelease/build/config"
+)
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "My_Project")
+	for name, data := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+const commit = "0123456789abcdef0123456789abcdef01234567"
+
+var linux = Host{GOOS: "linux", GOARCH: "amd64", Pythons: []string{"3.11", "3.12"}, Commit: commit}
+
+func TestDetectAndRender(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		host  Host
+		want  Project
+		// in are strings release.toml must hold; out must not.
+		in, out []string
+		// checkErr is what config.Parse must report ("" : valid).
+		checkErr string
+	}{{
+		name: "c library with a ctypes package",
+		files: map[string]string{
+			"Makefile":          "CFLAGS ?= -O2\n# libold.so is gone\nlibgreet.so: greet.c\n\t$(CC) -shared -o $@ $<\n",
+			"greet.c":           "int add(int a, int b) { return a + b; }\n",
+			"greet/__init__.py": "",
+			"tests/__init__.py": "",
+			"LICENSE":           "MIT\n",
+		},
+		host: Host{GOOS: "linux", GOARCH: "amd64", Pythons: []string{"3.11", "3.12"}, Commit: commit,
+			AuthorName: "Dev Eloper", AuthorEmail: "dev@example.invalid", CCSupplier: "Organization: Debian"},
+		want: Project{Name: "my-project", Version: "0.1.0", License: "LICENSE", Make: &Native{File: "Makefile", Library: "libgreet.so"}, Packages: []string{"greet"}},
+		in: []string{`name = "my-project"`, `git = "."`, `commit = "` + commit + `"`, `"make libgreet.so && cp libgreet.so ${MKRELEASE_OUT}/"`,
+			`outputs = ["libgreet.so"]`, `pair = "my-project-native"`, `to = "greet/libgreet.so"`, `env = { CC = "cc" }`,
+			`install_platform = "manylinux_2_17_x86_64"`, `pythons = ["3.11", "3.12"]`, `from = "LICENSE"`, `name = "make"`,
+			`authors = [{ name = "Dev Eloper", email = "dev@example.invalid" }]`, `supplier = "Person: Dev Eloper (dev@example.invalid)"`,
+			"command = [\"${CC}\", \"--version\"]\nper_target = true\n# The supplier `cc --version` names; another machine's compiler may differ.\nsupplier = \"Organization: Debian\"",
+			"command = [\"make\", \"--version\"]\n# Assumed from the same distribution as cc.\nsupplier = \"Organization: Debian\""},
+		out: []string{EditMe, "GOOS ="},
+	}, {
+		name:     "makefile without a library name, not in git",
+		files:    map[string]string{"Makefile": "all:\n\tcc -shared -o out.so x.c\n", "x.c": ""},
+		host:     Host{GOOS: "linux", GOARCH: "arm64"},
+		want:     Project{Name: "my-project", Version: "0.1.0", Make: &Native{File: "Makefile"}},
+		in:       []string{`outputs = ["libmy_project.so"]`, EditMe + ": Makefile names no lib*.so", `commit = "EDIT ME"`, `name = "linux-aarch64"`, `pythons = ["3.12"]`},
+		checkErr: "source[0].commit",
+	}, {
+		name:     "inside a larger repository",
+		files:    map[string]string{"Makefile": "libx.so: x.c\n"},
+		host:     Host{GOOS: "linux", GOARCH: "amd64", EnclosingRepo: true},
+		want:     Project{Name: "my-project", Version: "0.1.0", Make: &Native{File: "Makefile", Library: "libx.so"}},
+		in:       []string{EditMe + ": this folder is part of a larger git repository", `commit = "EDIT ME"`},
+		checkErr: "source[0].commit",
+	}, {
+		name: "go module with a program and a c-shared library",
+		files: map[string]string{
+			"go.mod":                 "module example.com/tools/vecz/v2\n\ngo 1.22\n\nrequire golang.org/x/text v0.1.0\n",
+			"vendor/modules.txt":     "# golang.org/x/text v0.1.0\n",
+			"cmd/veczc/main.go":      "package main\n\nfunc main() {}\n",
+			"plugin/plugin.go":       "package main\n\nimport \"C\"\n\n//export Add\nfunc Add(a, b C.int) C.int { return a + b }\n\nfunc main() {}\n",
+			"internal/x/x.go":        "package x\n",
+			"cmd/veczc/main_test.go": "package main\n",
+		},
+		host: Host{GOOS: "linux", GOARCH: "amd64", Pythons: []string{"3.11"}, Commit: commit, Glibc: "2.36"},
+		want: Project{Name: "vecz", Version: "0.1.0", Go: &GoModule{Path: "example.com/tools/vecz/v2", Mains: []string{"cmd/veczc"}, CShared: []string{"plugin"}}},
+		in: []string{`name = "vecz"`, `env = { GOOS = "linux", GOARCH = "amd64", CC = "cc" }`, `"-buildmode=c-shared"`, `outputs = ["libplugin.so", "libplugin.h"]`,
+			`"-o", "${MKRELEASE_OUT}/veczc", "./cmd/veczc"`, `data = "scripts"`, `to = "vecz/libplugin.so"`, `command = ["go", "version"]`, `env = { CGO_ENABLED = "0" }`, `install_platform = "manylinux_2_36_x86_64"`},
+		out: []string{"pair ="},
+	}, {
+		name:  "go module with dependencies and no vendor folder",
+		files: map[string]string{"go.mod": "module tool\n\nrequire golang.org/x/text v0.1.0\n", "main.go": "package main\n\nfunc main() {}\n"},
+		host:  linux,
+		want:  Project{Name: "tool", Version: "0.1.0", Go: &GoModule{Path: "tool", Mains: []string{"."}, NeedsVendor: true}},
+		in:    []string{EditMe + ": go.mod requires modules", `"-o", "${MKRELEASE_OUT}/tool", "."]`, `data = "scripts"`},
+	}, {
+		name: "cmake with a pyproject under src",
+		files: map[string]string{
+			"CMakeLists.txt":             "project(fast C)\nadd_library(fast SHARED fast.c)\n",
+			"pyproject.toml":             "[project]\nname = \"Fast_Thing\"\nversion = \"2.1\"\ndescription = \"\"\"A fast\n thing\"\"\"\nrequires-python = \">=3.12\"\n",
+			"src/fast_thing/__init__.py": "",
+		},
+		host: linux,
+		want: Project{Name: "fast-thing", Version: "2.1", Summary: "A fast thing", RequiresPython: ">=3.12", Pyproject: true,
+			CMake: &Native{File: "CMakeLists.txt", Library: "libfast.so"}, Packages: []string{"src/fast_thing"}},
+		in: []string{`version = "2.1"`, `summary = "A fast thing"`, `requires_python = ">=3.12"`, `cp ${TMPDIR}/build/libfast.so`, `from = "src/fast_thing"`, `to = "fast_thing"`, `name = "cmake"`},
+	}, {
+		name:  "pure python package",
+		files: map[string]string{"pkg/__init__.py": "", "README.md": "# hi\n", "CHANGELOG.md": "## 0.1.0\n"},
+		host:  linux,
+		want:  Project{Name: "my-project", Version: "0.1.0", Readme: "README.md", Changelog: "CHANGELOG.md", Packages: []string{"pkg"}},
+		in:    []string{`platform_tag = "any"`, `install_platform = "manylinux_2_17_x86_64"`, `readme = "README.md"`},
+		out:   []string{"[[build.step]]", "[[toolchain]]", "pair ="},
+	}, {
+		name:  "nothing to build",
+		files: map[string]string{"notes.txt": "hello"},
+		host:  linux,
+		want:  Project{Name: "my-project", Version: "0.1.0"},
+		in:    []string{EditMe + ": nothing to build was found"},
+		out:   []string{"[[wheel.include]]", "[bundle]"},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeTree(t, tc.files)
+			p, err := Detect(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(*p, tc.want) {
+				t.Errorf("Detect:\n got %+v\nwant %+v", *p, tc.want)
+				if p.Go != nil && tc.want.Go != nil {
+					t.Errorf("Go: got %+v, want %+v", *p.Go, *tc.want.Go)
+				}
+			}
+			toml := ReleaseTOML(p, tc.host)
+			for _, s := range tc.in {
+				if !strings.Contains(toml, s) {
+					t.Errorf("release.toml lacks %q:\n%s", s, toml)
+				}
+			}
+			for _, s := range tc.out {
+				if strings.Contains(toml, s) {
+					t.Errorf("release.toml holds %q:\n%s", s, toml)
+				}
+			}
+			_, err = config.Parse("release.toml", dir, []byte(toml))
+			switch {
+			case tc.checkErr == "" && err != nil:
+				t.Errorf("release.toml does not load: %v\n%s", err, toml)
+			case tc.checkErr != "" && (err == nil || !strings.Contains(err.Error(), tc.checkErr)):
+				t.Errorf("load error %v, want one naming %s", err, tc.checkErr)
+			}
+			if tc.checkErr != "" && strings.Count(toml, EditMe) < 1 {
+				t.Errorf("an invalid release.toml must say what to edit")
+			}
+		})
+	}
+}
+
+func TestDetectRefusesBrokenFiles(t *testing.T) {
+	for name, files := range map[string]map[string]string{
+		"pyproject": {"pyproject.toml": "[project\nname="},
+		"go.mod":    {"go.mod": "go 1.22\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Detect(writeTree(t, files))
+			if err == nil || !strings.Contains(err.Error(), name) {
+				t.Fatalf("err = %v, want one naming %s", err, name)
+			}
+		})
+	}
+}
+
+func TestMergeIgnore(t *testing.T) {
+	want := []string{"/.mkrelease/", "/dist/"}
+	tests := []struct{ old, want string }{
+		{"", "/.mkrelease/\n/dist/\n"},
+		{"*.o", "*.o\n/.mkrelease/\n/dist/\n"},
+		{"dist/\n.mkrelease\n", "dist/\n.mkrelease\n"},
+		{"# /dist/\n!/dist/\n/dist\n", "# /dist/\n!/dist/\n/dist\n/.mkrelease/\n"},
+	}
+	for _, tc := range tests {
+		got := string(MergeIgnore([]byte(tc.old), want))
+		if got != tc.want {
+			t.Errorf("MergeIgnore(%q) = %q, want %q", tc.old, got, tc.want)
+		}
+		if again := string(MergeIgnore([]byte(got), want)); again != got {
+			t.Errorf("a second merge changed %q to %q", got, again)
+		}
+	}
+}
+
+func TestWriteRefusesExistingFilesBeforeWriting(t *testing.T) {
+	dir := writeTree(t, map[string]string{"Makefile": "libx.so:\n", "verifier/cases.py": "mine\n", ".gitignore": "/dist/\n"})
+	p, err := Detect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Files(p, linux)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Write(dir, files)
+	var ee *ExistsError
+	if !errors.As(err, &ee) || !reflect.DeepEqual(ee.Paths, []string{"verifier/cases.py"}) || ee.ExitCode() != 2 {
+		t.Fatalf("Write: %v, want an ExistsError naming verifier/cases.py", err)
+	}
+	if !strings.Contains(err.Error(), "move it away") {
+		t.Errorf("the refusal gives no remedy: %v", err)
+	}
+	for _, f := range []string{"release.toml", "CHANGELOG.md", "verifier/worker.py"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s written although init refused", f)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".gitignore")); string(b) != "/dist/\n" {
+		t.Errorf(".gitignore changed although init refused: %q", b)
+	}
+
+	os.Remove(filepath.Join(dir, "verifier/cases.py"))
+	written, err := Write(dir, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(written) != len(files) {
+		t.Errorf("wrote %v, want all of %d files", written, len(files))
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	if strings.Count(string(b), "/dist/") != 1 || !strings.Contains(string(b), "/.mkrelease/") {
+		t.Errorf(".gitignore = %q", b)
+	}
+	cl, _ := os.ReadFile(filepath.Join(dir, "CHANGELOG.md"))
+	if !strings.Contains(string(cl), "## 0.1.0\n") {
+		t.Errorf("CHANGELOG.md has no section for 0.1.0: %q", cl)
+	}
+}
+
+func TestUntracked(t *testing.T) {
+	p := &Project{Make: &Native{File: "Makefile"}, Packages: []string{"pkg"}}
+	h := Host{Tracked: map[string]bool{"Makefile": true}}
+	if got := Untracked(p, h); !reflect.DeepEqual(got, []string{"pkg/__init__.py"}) {
+		t.Errorf("Untracked = %v", got)
+	}
+	if got := Untracked(p, Host{}); got != nil {
+		t.Errorf("outside git: Untracked = %v, want none", got)
+	}
+}
+
+// FuzzMergeIgnore: merging keeps the old file as its prefix, adds every
+// wanted line at most once, and a second merge changes nothing.
+func FuzzMergeIgnore(f *testing.F) {
+	for _, s := range []string{"", "*.o", "dist/\n.mkrelease\n", "# x\n!/dist/\n/dist", "/published/\r\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, old string) {
+		got := MergeIgnore([]byte(old), Ignored)
+		if !strings.HasPrefix(string(got), old) {
+			t.Fatalf("old content not kept: %q -> %q", old, got)
+		}
+		for _, w := range Ignored {
+			if n := strings.Count("\n"+string(got[len(old):]), "\n"+w+"\n"); n > 1 {
+				t.Fatalf("%s added %d times", w, n)
+			}
+		}
+		if again := MergeIgnore(got, Ignored); string(again) != string(got) {
+			t.Fatalf("not idempotent: %q -> %q", got, again)
+		}
+	})
+}
+
+// FuzzNativeLibrary: whatever a Makefile or CMakeLists.txt holds, the
+// library read from it is empty or a plain lib*.so file name.
+func FuzzNativeLibrary(f *testing.F) {
+	for _, s := range []string{"libx.so: x.c\n", "# libold.so\nall:\n", "add_library(fast SHARED a.c)", "ADD_LIBRARY ( a-b SHARED", "lib/.so libä.so"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		for _, lib := range []string{makeLibrary([]byte(data)), cmakeLibrary([]byte(data))} {
+			if lib != "" && (!strings.HasPrefix(lib, "lib") || !strings.HasSuffix(lib, ".so") || strings.ContainsAny(lib, "/ \t\n\"\\")) {
+				t.Fatalf("library %q from %q", lib, data)
+			}
+		}
+	})
+}
+
+func TestInspectGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	dir := writeTree(t, map[string]string{"Makefile": "libx.so:\n", "sub/Makefile": "liby.so:\n"})
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	run := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=Dev Eloper", "-c", "user.email=dev@example.invalid"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	noPython := func(string) string { return "" } // no PATH, no managers: no interpreter probed
+	ctx := context.Background()
+	p := &Project{}
+
+	if h := Inspect(ctx, dir, "linux", "amd64", p, noPython); h.Commit != "" || h.EnclosingRepo || h.Tracked != nil {
+		t.Errorf("outside git: %+v", h)
+	}
+	run("init", "-q")
+	if h := Inspect(ctx, dir, "linux", "amd64", p, noPython); h.Commit != "" || h.EnclosingRepo {
+		t.Errorf("no commit yet: %+v", h)
+	}
+	run("add", "Makefile")
+	run("commit", "-q", "-m", "v1")
+	h := Inspect(ctx, dir, "linux", "amd64", p, noPython)
+	if len(h.Commit) != 40 || h.EnclosingRepo || !reflect.DeepEqual(h.Tracked, map[string]bool{"Makefile": true}) {
+		t.Errorf("at the top of a work tree: %+v", h)
+	}
+	if h := Inspect(ctx, filepath.Join(dir, "sub"), "linux", "amd64", p, noPython); h.Commit != "" || !h.EnclosingRepo {
+		t.Errorf("in a subfolder of a work tree: %+v", h)
+	}
+}
+
+func TestCCSupplier(t *testing.T) {
+	for out, want := range map[string]string{
+		"cc (Debian 12.2.0-14+deb12u1) 12.2.0\nCopyright (C) 2022": "Organization: Debian",
+		"gcc (Ubuntu 13.2.0-4ubuntu3) 13.2.0\n":                    "Organization: Ubuntu",
+		"Apple clang version 15.0.0 (clang-1500.1.0.2.5)\n":        "Organization: Apple Inc.",
+		"gcc (GCC) 13.2.1 20231011 (Red Hat 13.2.1-4)\n":           "",
+		"clang version 17.0.6\n":                                   "",
+		"":                                                         "",
+		"x (Debian\n":                                              "",
+	} {
+		if got := CCSupplier(out); got != want {
+			t.Errorf("CCSupplier(%q) = %q, want %q", out, got, want)
+		}
+	}
+}
