@@ -46,6 +46,7 @@ var jsonVerbs = []struct {
 // noJSONVerbs are the verbs that print no report, and why.
 var noJSONVerbs = map[string]string{
 	"keygen":  "writes a key pair and prints the two paths",
+	"init":    "scaffolds a project once, printing for a person what it wrote and what to do next; the lock it runs has lock's --json",
 	"release": "runs build, evidence run and publish, each of which has --json",
 }
 
