@@ -359,12 +359,9 @@ func ReleaseTOML(p *Project, h Host) string {
 		w("env = %s", tomlInline(env))
 	}
 	if len(pl.outs) == 0 && len(p.Packages) > 0 {
-		w("# Pure-Python wheels: tagged \"any\".")
+		w("# Pure-Python wheels: tagged \"any\". The platform the bundle installs")
+		w("# on (its dependencies are chosen for it): this machine's C library.")
 		w("platform_tag = \"any\"")
-	}
-	if len(pl.outs) > 0 || len(p.Packages) > 0 {
-		w("# The platform the bundle installs on (its dependencies are chosen for it):")
-		w("# this machine's C library, which the host compiler links against.")
 		w("install_platform = %s", tomlString(t.installPlatform))
 	}
 	w("")

@@ -59,11 +59,11 @@ func TestDetectAndRender(t *testing.T) {
 		want: Project{Name: "my-project", Version: "0.1.0", License: "LICENSE", Make: &Native{File: "Makefile", Library: "libgreet.so"}, Packages: []string{"greet"}},
 		in: []string{`name = "my-project"`, `git = "."`, `commit = "` + commit + `"`, `"make libgreet.so && cp libgreet.so ${MKRELEASE_OUT}/"`,
 			`outputs = ["libgreet.so"]`, `pair = "my-project-native"`, `to = "greet/libgreet.so"`, `env = { CC = "cc" }`,
-			`install_platform = "manylinux_2_17_x86_64"`, `pythons = ["3.11", "3.12"]`, `from = "LICENSE"`, `name = "make"`,
+			`pythons = ["3.11", "3.12"]`, `from = "LICENSE"`, `name = "make"`,
 			`authors = [{ name = "Dev Eloper", email = "dev@example.invalid" }]`, `supplier = "Person: Dev Eloper (dev@example.invalid)"`,
 			"command = [\"${CC}\", \"--version\"]\nper_target = true\n# The supplier `cc --version` names; another machine's compiler may differ.\nsupplier = \"Organization: Debian\"",
 			"command = [\"make\", \"--version\"]\n# Assumed from the same distribution as cc.\nsupplier = \"Organization: Debian\""},
-		out: []string{EditMe, "GOOS ="},
+		out: []string{EditMe, "GOOS =", "install_platform"},
 	}, {
 		name:     "makefile without a library name, not in git",
 		files:    map[string]string{"Makefile": "all:\n\tcc -shared -o out.so x.c\n", "x.c": ""},
@@ -91,7 +91,7 @@ func TestDetectAndRender(t *testing.T) {
 		host: Host{GOOS: "linux", GOARCH: "amd64", Pythons: []string{"3.11"}, Commit: commit, Glibc: "2.36"},
 		want: Project{Name: "vecz", Version: "0.1.0", Go: &GoModule{Path: "example.com/tools/vecz/v2", Mains: []string{"cmd/veczc"}, CShared: []string{"plugin"}}},
 		in: []string{`name = "vecz"`, `env = { GOOS = "linux", GOARCH = "amd64", CC = "cc" }`, `"-buildmode=c-shared"`, `outputs = ["libplugin.so", "libplugin.h"]`,
-			`"-o", "${MKRELEASE_OUT}/veczc", "./cmd/veczc"`, `data = "scripts"`, `to = "vecz/libplugin.so"`, `command = ["go", "version"]`, `env = { CGO_ENABLED = "0" }`, `install_platform = "manylinux_2_36_x86_64"`},
+			`"-o", "${MKRELEASE_OUT}/veczc", "./cmd/veczc"`, `data = "scripts"`, `to = "vecz/libplugin.so"`, `command = ["go", "version"]`, `env = { CGO_ENABLED = "0" }`},
 		out: []string{"pair ="},
 	}, {
 		name:  "go module with dependencies and no vendor folder",

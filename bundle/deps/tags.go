@@ -17,8 +17,10 @@ import (
 type Tags struct {
 	platform string
 	pythons  []string
-	order    map[string][]string       // python → tags, best first
-	rank     map[string]map[string]int // python → tag → index in order
+	order    map[string][]string // python → tags every machine accepts, best first
+	// rank holds, for each python, one map per machine the target stands
+	// for: tag → its index in that machine's sys_tags() order.
+	rank map[string][]map[string]int
 }
 
 // TargetTags returns the tags accepted by CPython pythons (feature
@@ -54,9 +56,9 @@ type Tags struct {
 // machine and do not belong in a portable bundle. A universal2 platform is
 // both an arm64 and an x86_64 Mac; a compressed tag set
 // ("manylinux_2_17_x86_64.musllinux_1_2_x86_64") is every platform it
-// lists. Where a target is several platforms, a tag is accepted only if
-// every one of them accepts it, since the bundle must install wherever the
-// release's own wheels do.
+// lists. Where a target is several platforms, a wheel is accepted only if
+// it installs on every one of them (through any of its tags), since the
+// bundle must install wherever the release's own wheels do.
 func TargetTags(pythons []string, platformTag string) (Tags, error) {
 	if len(pythons) == 0 {
 		return Tags{}, fmt.Errorf("target tags: no Python versions given")
@@ -65,7 +67,7 @@ func TargetTags(pythons []string, platformTag string) (Tags, error) {
 	if err != nil {
 		return Tags{}, err
 	}
-	t := Tags{platform: platformTag, order: map[string][]string{}, rank: map[string]map[string]int{}}
+	t := Tags{platform: platformTag, order: map[string][]string{}, rank: map[string][]map[string]int{}}
 	for _, py := range pythons {
 		major, minor, err := parsePython(py)
 		if err != nil {
@@ -78,25 +80,21 @@ func TargetTags(pythons []string, platformTag string) (Tags, error) {
 		var list []string
 		for i, plats := range machines {
 			tags := cpythonTags(major, minor, plats)
+			r := make(map[string]int, len(tags))
+			for j, tag := range tags {
+				if _, seen := r[tag]; !seen {
+					r[tag] = j
+				}
+			}
+			t.rank[key] = append(t.rank[key], r)
 			if i == 0 {
 				list = tags
 				continue
 			}
-			ok := map[string]bool{}
-			for _, tag := range tags {
-				ok[tag] = true
-			}
-			list = slices.DeleteFunc(list, func(tag string) bool { return !ok[tag] })
+			list = slices.DeleteFunc(list, func(tag string) bool { _, ok := r[tag]; return !ok })
 		}
 		t.pythons = append(t.pythons, key)
 		t.order[key] = list
-		r := make(map[string]int, len(list))
-		for i, tag := range list {
-			if _, seen := r[tag]; !seen {
-				r[tag] = i
-			}
-		}
-		t.rank[key] = r
 	}
 	slices.SortFunc(t.pythons, comparePython)
 	return t, nil
@@ -109,22 +107,39 @@ func (t Tags) Platform() string { return t.platform }
 // first.
 func (t Tags) Pythons() []string { return slices.Clone(t.pythons) }
 
-// For returns the tags Python python accepts, most preferred first; nil for
-// a Python that is not one of the target's.
+// For returns the tags Python python accepts on every machine the target
+// stands for, most preferred first (a wheel may also fit through several
+// tags, one per machine: see [Tags.Rank]); nil for a Python that is not
+// one of the target's.
 func (t Tags) For(python string) []string { return slices.Clone(t.order[featureRelease(python)]) }
 
-// Rank returns the preference of the wheel f for Python python: the
-// position of its best tag in [Tags.For] (0 is best), and false when no tag
-// of f is accepted.
+// Rank returns the preference of the wheel f for Python python (0 is
+// best), and false when f does not install on every machine the target
+// stands for. On each machine the wheel's best tag is the first of its
+// tags (a compressed tag set has several) in that machine's order; the
+// rank is the worst of these positions. For a target of one machine it is
+// the position of the wheel's best tag in [Tags.For]. A wheel tagged
+// "manylinux_2_17_x86_64.musllinux_1_2_x86_64" installs on a target that
+// is both a glibc and a musl machine, though no one of its tags does.
 func (t Tags) Rank(python string, f wheel.Filename) (int, bool) {
-	r := t.rank[featureRelease(python)]
-	best, ok := 0, false
-	for _, tag := range f.Tags() {
-		if i, found := r[tag]; found && (!ok || i < best) {
-			best, ok = i, true
-		}
+	machines := t.rank[featureRelease(python)]
+	if len(machines) == 0 {
+		return 0, false
 	}
-	return best, ok
+	worst := 0
+	for _, r := range machines {
+		best, ok := 0, false
+		for _, tag := range f.Tags() {
+			if i, found := r[tag]; found && (!ok || i < best) {
+				best, ok = i, true
+			}
+		}
+		if !ok {
+			return 0, false
+		}
+		worst = max(worst, best)
+	}
+	return worst, true
 }
 
 // Fits reports whether the wheel f installs on at least one of the

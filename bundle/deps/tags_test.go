@@ -154,13 +154,54 @@ func TestTargetTagsUniversal2(t *testing.T) {
 		{"a-1-cp312-cp312-macosx_10_9_universal2.whl", true},
 		{"a-1-cp312-cp312-macosx_10_9_x86_64.whl", false}, // not on arm64 Macs
 		{"a-1-cp312-cp312-macosx_11_0_arm64.whl", false},  // not on x86_64 Macs
-		{"a-1-cp312-cp312-macosx_10_9_x86_64.macosx_11_0_arm64.whl", false},
+		// A compressed tag set: one file both Macs install, each through
+		// its own tag.
+		{"a-1-cp312-cp312-macosx_10_9_x86_64.macosx_11_0_arm64.whl", true},
+		{"a-1-cp312-cp312-macosx_10_9_x86_64.macosx_10_9_intel.whl", false}, // neither is for arm64
 		{"a-1-py3-none-any.whl", true},
 	} {
 		f, _ := wheel.ParseFilename(tt.file)
 		if tags.Fits(f) != tt.fits {
 			t.Errorf("%s: Fits %v, want %v", tt.file, tags.Fits(f), tt.fits)
 		}
+	}
+}
+
+// TestTargetTagsGlibcAndMusl: a library that needs no glibc symbol is
+// tagged for both C libraries; its bundle must install on a glibc and on a
+// musl machine, so the release's own wheel (both tags in one file) fits,
+// and so does a dependency that covers both, but not one for glibc alone.
+func TestTargetTagsGlibcAndMusl(t *testing.T) {
+	tags, err := TargetTags([]string{"3.11", "3.12"}, "manylinux_2_17_x86_64.manylinux2014_x86_64.musllinux_1_2_x86_64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		file string
+		fits bool
+	}{
+		{"greet_native-0.1.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.musllinux_1_2_x86_64.whl", true},
+		{"a-1-cp312-cp312-manylinux_2_17_x86_64.musllinux_1_1_x86_64.whl", true},
+		{"a-1-cp312-cp312-manylinux_2_17_x86_64.whl", false},                      // not on musl
+		{"a-1-cp312-cp312-musllinux_1_2_x86_64.whl", false},                       // not on glibc
+		{"a-1-cp312-cp312-manylinux_2_28_x86_64.musllinux_1_2_x86_64.whl", false}, // glibc 2.28 > 2.17
+		{"a-1-py3-none-any.whl", true},
+	} {
+		f, err := wheel.ParseFilename(tt.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tags.Fits(f) != tt.fits {
+			t.Errorf("%s: Fits %v, want %v", tt.file, tags.Fits(f), tt.fits)
+		}
+	}
+	// Preference: a wheel for this platform before a pure one.
+	native, _ := wheel.ParseFilename("a-1-cp312-cp312-manylinux_2_17_x86_64.musllinux_1_2_x86_64.whl")
+	pure, _ := wheel.ParseFilename("a-1-py3-none-any.whl")
+	rn, _ := tags.Rank("3.12", native)
+	rp, _ := tags.Rank("3.12", pure)
+	if rn >= rp {
+		t.Errorf("rank of the native wheel %d, of the pure one %d", rn, rp)
 	}
 }
 
