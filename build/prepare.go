@@ -851,7 +851,3 @@ func includePaths(c *config.Config, workspaces map[string]string, key string, in
 	}
 	return out, nil
 }
-
-// DigestsDir is the folder of the cache rooted at cacheDir where the
-// digests of toolchain executables are remembered (package digestmemo).
-func DigestsDir(cacheDir string) string { return filepath.Join(cacheDir, "digests") }

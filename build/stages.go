@@ -50,7 +50,7 @@ func (s SourcesStage) Run(ctx context.Context, r *release.Release) error {
 	p, err := Prepare(ctx, PrepareOptions{
 		Config: r.Config, Lock: r.Lock, LockFile: r.LockFile, Relock: s.Relock,
 		Fetcher: &source.Fetcher{ProjectDir: r.Config.Dir, CacheDir: r.CacheDir, Logger: r.Logger},
-		Scratch: r.Scratch, Logger: r.Logger, Digests: digestmemo.Memo{Dir: DigestsDir(r.CacheDir)},
+		Scratch: r.Scratch, Logger: r.Logger, Digests: digestmemo.Memo{Dir: release.DigestsDir(r.CacheDir)},
 	})
 	if err != nil {
 		return err

@@ -66,7 +66,7 @@ func testWheel(t *testing.T, dir, name, version string) deps.File {
 func testBundle(t *testing.T) (string, map[string][]byte) {
 	t.Helper()
 	r, cs := demoRelease(t, t.TempDir(), "linux-x86_64")
-	if err := (Stage{Closures: cs}).writeBundle(context.Background(), r, "linux-x86_64"); err != nil {
+	if err := (Stage{Closures: cs}).writeBundle(context.Background(), r, "linux-x86_64", ""); err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(r.Stage, "demo-app-2.0-linux-x86_64.tar.gz")

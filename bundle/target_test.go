@@ -40,7 +40,7 @@ func TestBundleDependsOnItsTargetAlone(t *testing.T) {
 		t.Run(tc.target, func(t *testing.T) {
 			write := func(build ...string) string {
 				r, cs := demoRelease(t, t.TempDir(), build...)
-				if err := (Stage{Closures: cs}).writeBundle(context.Background(), r, tc.target); err != nil {
+				if err := (Stage{Closures: cs}).writeBundle(context.Background(), r, tc.target, ""); err != nil {
 					t.Fatal(err)
 				}
 				return filepath.Join(r.Stage, dist.NamesOf("demo-app", "2.0").Bundle(tc.target))

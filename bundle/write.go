@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mkrelease/mkrelease/build/actioncache"
 	"io/fs"
 	"os"
 	"path"
@@ -46,11 +47,15 @@ func (s Stage) Run(ctx context.Context, r *release.Release) error {
 		return err
 	}
 	r.Artifacts.Add(dist.Artifact{Kind: dist.KindNotes, Path: dist.NotesFile, SHA256: checksum.Bytes([]byte(n)), Size: int64(len(n))})
+	writer := ""
+	if !r.NoCache {
+		writer = r.WriterIdentity()
+	}
 	for _, t := range r.Targets {
 		if s.Closures[t.Name] == nil {
 			continue
 		}
-		if err := s.writeBundle(ctx, r, t.Name); err != nil {
+		if err := s.writeBundle(ctx, r, t.Name, writer); err != nil {
 			return err
 		}
 	}
@@ -58,7 +63,7 @@ func (s Stage) Run(ctx context.Context, r *release.Release) error {
 }
 
 // writeBundle writes the bundle of target, which has a closure.
-func (s Stage) writeBundle(ctx context.Context, r *release.Release, target string) error {
+func (s Stage) writeBundle(ctx context.Context, r *release.Release, target, writer string) error {
 	cl := s.Closures[target]
 	c := r.Config
 	names := dist.NamesOf(c.Project.NormalizedName, c.Project.Version)
@@ -66,7 +71,7 @@ func (s Stage) writeBundle(ctx context.Context, r *release.Release, target strin
 	var entries []tarball.Entry
 	var sums checksum.Sums
 	addFile := func(p, src, sha string) {
-		entries = append(entries, tarball.Entry{Path: p, File: src, Mode: 0o644})
+		entries = append(entries, tarball.Entry{Path: p, File: src, Mode: 0o644, SHA256: sha})
 		sums = append(sums, checksum.Sum{Name: p, SHA256: sha})
 	}
 	addData := func(p string, data []byte, mode fs.FileMode) {
@@ -140,13 +145,47 @@ func (s Stage) writeBundle(ctx context.Context, r *release.Release, target strin
 	}
 	entries = append(entries, tarball.Entry{Path: dist.ChecksumsFile, Data: sumData, Mode: 0o644})
 
-	sha, size, err := tarball.WriteFile(ctx, filepath.Join(r.Stage, file), entries, tarball.Options{Root: root, MTime: r.Epoch})
+	sha, size, err := archive(ctx, r, target, file, entries, tarball.Options{Root: root, MTime: r.Epoch}, writer)
 	if err != nil {
 		return fmt.Errorf("bundle %s: %w", file, err)
 	}
 	r.Artifacts.Add(dist.Artifact{Kind: dist.KindBundle, Path: file, Target: target, SHA256: sha, Size: size})
 	r.Logger.Info("bundle written", "bundle", file, "dependencies", len(cl.Packages))
 	return nil
+}
+
+// archive writes the bundle file of target into the staging folder. Like
+// wheels, bundles are kept in the action cache under the key of all they
+// hold (tarball.Key: the writer's identity, the root, the time, every
+// entry's path, mode and digest; the wheels' digests are those already
+// known), so a rebuild with nothing changed copies the bundle, re-hashed
+// against its entry, instead of compressing it again. Nothing is cached
+// when writer, the identity of the writing code (Release.WriterIdentity), is
+// "" (--no-cache, or it could not be read).
+func archive(ctx context.Context, r *release.Release, target, file string, entries []tarball.Entry, o tarball.Options, writer string) (string, int64, error) {
+	path := filepath.Join(r.Stage, file)
+	if writer == "" {
+		return tarball.WriteFile(ctx, path, entries, o)
+	}
+	key, err := tarball.Key(entries, o, writer)
+	if err != nil {
+		return "", 0, err
+	}
+	cache := &actioncache.Cache{Dir: r.CacheDir}
+	out, how, reason, err := cache.Keep(key, "bundle", target, r.Stage, file, func() error {
+		_, _, err := tarball.WriteFile(ctx, path, entries, o)
+		return err
+	})
+	if err != nil {
+		return "", 0, err
+	}
+	switch how {
+	case actioncache.Restored:
+		r.Logger.Debug("bundle from the cache", "bundle", file, "key", key[:12])
+	case actioncache.Rewritten:
+		r.Logger.Warn("discarded a damaged cache entry; writing the bundle again", "bundle", file, "problem", reason)
+	}
+	return out.SHA256, out.Size, nil
 }
 
 // bundleManifest is the release manifest narrowed to one target

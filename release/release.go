@@ -10,9 +10,12 @@ package release
 
 import (
 	"log/slog"
+	"os"
+	"path/filepath"
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
+	"github.com/mkrelease/mkrelease/internal/digestmemo"
 	"github.com/mkrelease/mkrelease/internal/dist"
 )
 
@@ -56,4 +59,30 @@ type Release struct {
 	// workspace, overlays applied) by source name and slash-separated path,
 	// as the sources stage hashed them.
 	Trees map[string]map[string]string
+}
+
+// DigestsDir is the folder of the cache rooted at cacheDir where the
+// digests of large executables (toolchains, mkrelease itself) are
+// remembered by their identity on disk (package digestmemo).
+func DigestsDir(cacheDir string) string { return filepath.Join(cacheDir, "digests") }
+
+// WriterIdentity is the sha256 of the running mkrelease executable: the
+// code that writes wheels and bundles, with its compression libraries. It
+// is part of the keys under which written wheels and bundles are kept in
+// the action cache, so a changed mkrelease writes them again. It is
+// remembered in DigestsDir by the file's identity on disk; "" when the
+// executable cannot be read, and then nothing written is cached.
+func (r *Release) WriterIdentity() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	sha, _, err := digestmemo.Memo{Dir: DigestsDir(r.CacheDir)}.SHA256(exe)
+	if err != nil {
+		if r.Logger != nil {
+			r.Logger.Debug("wheels and bundles are not cached: the mkrelease executable cannot be read", "problem", err.Error())
+		}
+		return ""
+	}
+	return sha
 }

@@ -759,3 +759,42 @@ func (c *Cache) Open(key string, o Output) (*os.File, error) {
 	}
 	return os.Open(filepath.Join(c.entryDir(key), "out", filepath.FromSlash(o.Path)))
 }
+
+// Kept says where the file Keep returns came from.
+type Kept int
+
+const (
+	// Written: there was no entry; write made the file and it is stored.
+	Written Kept = iota
+	// Restored: the file was copied from the entry, re-hashed.
+	Restored
+	// Rewritten: the entry failed a check and was deleted; write made the
+	// file again and it is stored.
+	Rewritten
+)
+
+// Keep makes the file dir/name, which a deterministic writer makes from
+// inputs whose digest is key (a wheel, a bundle: the whole of what decides
+// their bytes, the writer's own identity included): it restores it from
+// the entry for key as Restore does (step and target name what it is), or
+// calls write to make it and stores it as Put does. A damaged entry is
+// deleted and the file written again; reason then says what was wrong.
+func (c *Cache) Keep(key, step, target, dir, name string, write func() error) (o Output, how Kept, reason string, err error) {
+	e, err := c.Restore(key, step, target, []string{name}, dir)
+	var corrupt *CorruptError
+	switch {
+	case err == nil:
+		return e.Outputs[0], Restored, "", nil
+	case errors.As(err, &corrupt):
+		how, reason = Rewritten, corrupt.Reason
+	case !errors.Is(err, ErrMiss):
+		return Output{}, Written, "", err
+	}
+	if err := write(); err != nil {
+		return Output{}, how, reason, err
+	}
+	if e, err = c.Put(key, step, target, dir, []string{name}, nil); err != nil {
+		return Output{}, how, reason, err
+	}
+	return e.Outputs[0], how, reason, nil
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/build/source"
 	"github.com/mkrelease/mkrelease/internal/workdir"
+	"github.com/mkrelease/mkrelease/release"
 	"github.com/spf13/cobra"
 )
 
@@ -131,7 +132,7 @@ func doCheck(ctx context.Context, o *CheckOptions, rep *checkReport) error {
 	_, err = build.Prepare(ctx, build.PrepareOptions{
 		Config: cfg, Lock: l, LockFile: g.lockPath(), Relock: g.relockCommand(),
 		Fetcher: &source.Fetcher{ProjectDir: cfg.Dir, CacheDir: cache, Logger: log},
-		Scratch: scratch.Path, Logger: log, Digests: digestmemo.Memo{Dir: build.DigestsDir(cache)},
+		Scratch: scratch.Path, Logger: log, Digests: digestmemo.Memo{Dir: release.DigestsDir(cache)},
 	})
 	return err
 }

@@ -70,6 +70,9 @@ type Entry struct {
 	// and Data must be empty. Any other type bit (symlink, device, pipe,
 	// socket) is refused.
 	Mode fs.FileMode
+	// SHA256 is the hex sha256 of File's content when the caller already
+	// knows it: Key uses it instead of reading the file; Write ignores it.
+	SHA256 string
 }
 
 // Options are the archive-wide settings.

@@ -78,7 +78,7 @@ func (e *Error) ExitCode() int { return 1 }
 func (s Stage) Run(ctx context.Context, r *release.Release) error {
 	writer := ""
 	if !r.NoCache {
-		writer = writerIdentity(r)
+		writer = r.WriterIdentity()
 	}
 	plans := make([][]*planned, len(r.Targets))
 	for i, t := range r.Targets {

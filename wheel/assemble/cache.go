@@ -2,19 +2,12 @@ package assemble
 
 import (
 	"context"
-	"errors"
-	"os"
 	"path/filepath"
 
-	"github.com/mkrelease/mkrelease/build"
 	"github.com/mkrelease/mkrelease/build/actioncache"
-	"github.com/mkrelease/mkrelease/internal/digestmemo"
 	"github.com/mkrelease/mkrelease/release"
 	"github.com/mkrelease/mkrelease/wheel"
 )
-
-// wheelStep is the step name wheels are kept under in the action cache.
-const wheelStep = "wheel"
 
 // written is a wheel in the staging folder.
 type written struct {
@@ -31,56 +24,31 @@ type written struct {
 // compressing it again. Nothing is cached when writer is "" (--no-cache,
 // or the writer could not be identified).
 func write(ctx context.Context, r *release.Release, target string, c *wheel.Contents, writer string) (written, error) {
-	name := c.Name.String()
-	key := ""
-	if writer != "" {
-		k, err := c.CacheKey(writer)
+	if writer == "" {
+		res, err := wheel.Write(ctx, c, r.Stage)
 		if err != nil {
 			return written{}, err
 		}
-		key = k
+		return written{Path: res.Path, SHA256: res.SHA256, Size: res.Size}, nil
 	}
-	cache := &actioncache.Cache{Dir: r.CacheDir}
-	if key != "" {
-		e, err := cache.Restore(key, wheelStep, target, []string{name}, r.Stage)
-		var corrupt *actioncache.CorruptError
-		switch {
-		case err == nil:
-			r.Logger.Debug("wheel from the cache", "wheel", name, "key", key[:12])
-			o := e.Outputs[0]
-			return written{Path: filepath.Join(r.Stage, name), SHA256: o.SHA256, Size: o.Size}, nil
-		case errors.As(err, &corrupt):
-			r.Logger.Warn("discarded a damaged cache entry; writing the wheel again", "wheel", name, "problem", corrupt.Reason)
-		case !errors.Is(err, actioncache.ErrMiss):
-			return written{}, err
-		}
-	}
-	res, err := wheel.Write(ctx, c, r.Stage)
+	key, err := c.CacheKey(writer)
 	if err != nil {
 		return written{}, err
 	}
-	if key != "" {
-		if _, err := cache.Put(key, wheelStep, target, r.Stage, []string{name}, nil); err != nil {
-			// The wheel is written; only the next build loses the shortcut.
-			r.Logger.Warn("could not keep the wheel in the cache", "wheel", name, "problem", err.Error())
-		}
-	}
-	return written{Path: res.Path, SHA256: res.SHA256, Size: res.Size}, nil
-}
-
-// writerIdentity is the sha256 of the running mkrelease executable (the
-// wheel writer's code and its compression library), remembered by the
-// file's identity on disk; "" when it cannot be read, and then no wheel is
-// cached.
-func writerIdentity(r *release.Release) string {
-	exe, err := os.Executable()
+	name := c.Name.String()
+	cache := &actioncache.Cache{Dir: r.CacheDir}
+	o, how, reason, err := cache.Keep(key, "wheel", target, r.Stage, name, func() error {
+		_, err := wheel.Write(ctx, c, r.Stage)
+		return err
+	})
 	if err != nil {
-		return ""
+		return written{}, err
 	}
-	sha, _, err := digestmemo.Memo{Dir: build.DigestsDir(r.CacheDir)}.SHA256(exe)
-	if err != nil {
-		r.Logger.Debug("wheels are not cached: the mkrelease executable cannot be read", "problem", err.Error())
-		return ""
+	switch how {
+	case actioncache.Restored:
+		r.Logger.Debug("wheel from the cache", "wheel", name, "key", key[:12])
+	case actioncache.Rewritten:
+		r.Logger.Warn("discarded a damaged cache entry; writing the wheel again", "wheel", name, "problem", reason)
 	}
-	return sha
+	return written{Path: filepath.Join(r.Stage, name), SHA256: o.SHA256, Size: o.Size}, nil
 }
