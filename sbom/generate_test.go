@@ -18,7 +18,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/pin"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.spdx.json from the current output")
+var update = flag.Bool("update", false, "rewrite the golden documents (testdata/*.spdx.json, *.cdx.json) from the current output")
 
 func generate(t *testing.T, r Release) []byte {
 	t.Helper()
@@ -29,19 +29,22 @@ func generate(t *testing.T, r Release) []byte {
 	return out
 }
 
-// TestGolden pins the exact bytes of the realistic document and of its
-// x86_64 target's; rerun with -update after an intended change and review
-// the diff.
+// TestGolden pins the exact bytes of the realistic release's documents,
+// SPDX and CycloneDX, and of its x86_64 target's; rerun with -update after
+// an intended change and review the diff.
 func TestGolden(t *testing.T) {
 	for _, tc := range []struct {
 		golden string
 		r      Release
+		encode func(*testing.T, Release) []byte
 	}{
-		{"vexl-0.3.0.spdx.json", realistic()},
-		{"vexl-0.3.0-linux-x86_64.spdx.json", oneTarget(realistic(), "linux-x86_64")},
+		{"vexl-0.3.0.spdx.json", realistic(), generate},
+		{"vexl-0.3.0-linux-x86_64.spdx.json", oneTarget(realistic(), "linux-x86_64"), generate},
+		{"vexl-0.3.0.cdx.json", realistic(), generateCDX},
+		{"vexl-0.3.0-linux-x86_64.cdx.json", oneTarget(realistic(), "linux-x86_64"), generateCDX},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
-			out := generate(t, tc.r)
+			out := tc.encode(t, tc.r)
 			golden := filepath.Join("testdata", tc.golden)
 			if *update {
 				if err := os.WriteFile(golden, out, 0o644); err != nil {
