@@ -498,7 +498,7 @@ func pairFindings(dir string, wheels []string) []Finding {
 			for _, b := range all {
 				sameTags := b.fn.Python == a.fn.Python && b.fn.ABI == a.fn.ABI && b.fn.Platform == a.fn.Platform
 				if pyname.Normalize(b.md.Name) == req.NormalizedName() && b.md.Version == want &&
-					(sameTags || pureWheel(a.fn) || pureWheel(b.fn)) {
+					(sameTags || a.fn.Pure() || b.fn.Pure()) {
 					found = true
 				}
 			}
@@ -509,12 +509,6 @@ func pairFindings(dir string, wheels []string) []Finding {
 		}
 	}
 	return out
-}
-
-// pureWheel reports whether a wheel's name says it is pure Python for every
-// platform: py3-none-any.
-func pureWheel(fn wheel.Filename) bool {
-	return fn.Python == "py3" && fn.ABI == "none" && fn.Platform == "any"
 }
 
 // sbomFindings checks every wheel checksum of the SBOMs (SPDX and

@@ -55,6 +55,11 @@ func (f Filename) String() string {
 	return strings.Join(parts, "-") + Ext
 }
 
+// Pure reports whether the wheel is pure Python for every platform and
+// every Python 3: tagged py3-none-any, the tag mkrelease gives a wheel with
+// no native code.
+func (f Filename) Pure() bool { return f.Python == "py3" && f.ABI == "none" && f.Platform == "any" }
+
 // DistInfo is the name of the .dist-info folder.
 func (f Filename) DistInfo() string { return f.Distribution + "-" + f.Version + ".dist-info" }
 

@@ -82,11 +82,10 @@ func find(r *release.Release, name, target string) (dist.Artifact, bool) {
 // the same version, the same tags unless either is py3-none-any, and an
 // exact pin of b in a.
 func checkPair(a, b *wheel.Report) string {
-	pure := func(fn wheel.Filename) bool { return fn.Python == "py3" && fn.ABI == "none" && fn.Platform == pureTag }
 	switch {
 	case a.Name.Version != b.Name.Version:
 		return fmt.Sprintf("versions differ (%s, %s)", a.Name.Version, b.Name.Version)
-	case pure(a.Name) || pure(b.Name):
+	case a.Name.Pure() || b.Name.Pure():
 	case a.Name.Platform != b.Name.Platform:
 		return fmt.Sprintf("platform tags differ (%s, %s)", a.Name.Platform, b.Name.Platform)
 	case a.Name.Python != b.Name.Python || a.Name.ABI != b.Name.ABI:
