@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mkrelease/mkrelease/internal/pyname"
 	toml "github.com/pelletier/go-toml/v2"
@@ -77,6 +78,12 @@ type Native struct {
 	// Library is the shared library it builds ("libfoo.so"), "" when it
 	// names none that could be read.
 	Library string
+	// CFlags is a Makefile's default C flags (the VALUE of a
+	// `CFLAGS ?= VALUE` line), "" when it has none or one that refers to
+	// other variables. A build step exports CFLAGS (the path-mapping
+	// flags), which takes the place of that default, so init gives it to
+	// the step.
+	CFlags string
 }
 
 // Natives reports whether the project builds anything native.
@@ -114,9 +121,9 @@ func Detect(dir string) (*Project, error) {
 		return nil, err
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "Makefile")); err == nil {
-		p.Make = &Native{File: "Makefile", Library: makeLibrary(b)}
+		p.Make = &Native{File: "Makefile", Library: makeLibrary(b), CFlags: makeCFlags(b)}
 	} else if b, err := os.ReadFile(filepath.Join(dir, "GNUmakefile")); err == nil {
-		p.Make = &Native{File: "GNUmakefile", Library: makeLibrary(b)}
+		p.Make = &Native{File: "GNUmakefile", Library: makeLibrary(b), CFlags: makeCFlags(b)}
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "CMakeLists.txt")); err == nil {
 		p.CMake = &Native{File: "CMakeLists.txt", Library: cmakeLibrary(b)}
@@ -300,6 +307,32 @@ func makeLibrary(b []byte) string {
 		}
 		if m := makeLibRE.FindString(line); m != "" {
 			return m
+		}
+	}
+	return ""
+}
+
+// makeCFlagsRE reads a Makefile's `CFLAGS ?= VALUE` (a default that an
+// exported CFLAGS replaces).
+var makeCFlagsRE = regexp.MustCompile(`^\s*CFLAGS\s*\?=\s*(.*?)\s*$`)
+
+// makeCFlags returns the value of the first `CFLAGS ?= VALUE` line of a
+// Makefile, "" when there is none, or when the value is empty, refers to
+// a variable or function ($), or continues on the next line (\), none of
+// which the step's environment could hold as written.
+func makeCFlags(b []byte) string {
+	for _, line := range strings.Split(string(b), "\n") {
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		if strings.HasPrefix(line, "\t") {
+			continue // a recipe's shell command
+		}
+		if m := makeCFlagsRE.FindStringSubmatch(line); m != nil {
+			if strings.ContainsAny(m[1], "$\\\r") || !utf8.ValidString(m[1]) {
+				return ""
+			}
+			return m[1]
 		}
 	}
 	return ""

@@ -177,6 +177,11 @@ func newPlan(p *Project, h Host) *plan {
 			run:     []string{"sh", "-c", "make " + lib + " && cp " + lib + " ${MKRELEASE_OUT}/"},
 			outputs: []string{lib},
 		}
+		if p.Make.CFlags != "" {
+			s.comment = append(s.comment, "The step exports CFLAGS, which replaces "+p.Make.File+"'s own",
+				"`CFLAGS ?= "+p.Make.CFlags+"`: env gives that default here.")
+			s.env = [][2]string{{"CFLAGS", p.Make.CFlags}}
+		}
 		if guessed {
 			s.comment = append(s.comment, EditMe+": "+p.Make.File+" names no lib*.so: write the library it builds here, in `run` and `outputs`.")
 		}

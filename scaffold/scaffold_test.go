@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mkrelease/mkrelease/build/config"
 )
@@ -56,9 +57,9 @@ func TestDetectAndRender(t *testing.T) {
 		},
 		host: Host{GOOS: "linux", GOARCH: "amd64", Pythons: []string{"3.11", "3.12"}, Commit: commit,
 			AuthorName: "Dev Eloper", AuthorEmail: "dev@example.invalid", CCSupplier: "Organization: Debian"},
-		want: Project{Name: "my-project", Version: "0.1.0", License: "LICENSE", Make: &Native{File: "Makefile", Library: "libgreet.so"}, Packages: []string{"greet"}},
+		want: Project{Name: "my-project", Version: "0.1.0", License: "LICENSE", Make: &Native{File: "Makefile", Library: "libgreet.so", CFlags: "-O2"}, Packages: []string{"greet"}},
 		in: []string{`name = "my-project"`, `git = "."`, `commit = "` + commit + `"`, `"make libgreet.so && cp libgreet.so ${MKRELEASE_OUT}/"`,
-			`outputs = ["libgreet.so"]`, `pair = "my-project-native"`, `to = "greet/libgreet.so"`, `env = { CC = "cc" }`,
+			`outputs = ["libgreet.so"]`, "`CFLAGS ?= -O2`: env gives that default here.\n[[build.step]]", `env = { CFLAGS = "-O2" }`, `pair = "my-project-native"`, `to = "greet/libgreet.so"`, `env = { CC = "cc" }`,
 			`pythons = ["3.11", "3.12"]`, `from = "LICENSE"`, `name = "make"`,
 			`authors = [{ name = "Dev Eloper", email = "dev@example.invalid" }]`, `supplier = "Person: Dev Eloper (dev@example.invalid)"`,
 			"command = [\"${CC}\", \"--version\"]\nper_target = true\n# The supplier `cc --version` names; another machine's compiler may differ.\nsupplier = \"Organization: Debian\"",
@@ -274,6 +275,27 @@ func FuzzMergeIgnore(f *testing.F) {
 	})
 }
 
+func TestMakeCFlags(t *testing.T) {
+	tests := []struct{ makefile, want string }{
+		{"CFLAGS ?= -O2\nlib.so:\n", "-O2"},
+		{"CC = gcc\n  CFLAGS?=-O2 -g   # tuned\r\n", "-O2 -g"},
+		{"CFLAGS ?= -O3\nCFLAGS ?= -O1\n", "-O3"},
+		{"# CFLAGS ?= -O2\n", ""},
+		{"CFLAGS = -O2\n", ""},    // a plain assignment: make ignores the environment's
+		{"CFLAGS += -fPIC\n", ""}, // added to the exported CFLAGS by make itself
+		{"CFLAGS ?= $(OPT) -g\n", ""},
+		{"CFLAGS ?= -O2 \\\n\t-g\n", ""},
+		{"CFLAGS ?=\n", ""},
+		{"all:\n\tCFLAGS ?= -O2 true\n", ""},
+		{"MYCFLAGS ?= -O2\n", ""},
+	}
+	for _, tt := range tests {
+		if got := makeCFlags([]byte(tt.makefile)); got != tt.want {
+			t.Errorf("makeCFlags(%q) = %q, want %q", tt.makefile, got, tt.want)
+		}
+	}
+}
+
 // FuzzNativeLibrary: whatever a Makefile or CMakeLists.txt holds, the
 // library read from it is empty or a plain lib*.so file name.
 func FuzzNativeLibrary(f *testing.F) {
@@ -285,6 +307,9 @@ func FuzzNativeLibrary(f *testing.F) {
 			if lib != "" && (!strings.HasPrefix(lib, "lib") || !strings.HasSuffix(lib, ".so") || strings.ContainsAny(lib, "/ \t\n\"\\")) {
 				t.Fatalf("library %q from %q", lib, data)
 			}
+		}
+		if fl := makeCFlags([]byte(data)); fl != strings.TrimSpace(fl) || strings.ContainsAny(fl, "$\\\r\n") || !utf8.ValidString(fl) {
+			t.Fatalf("CFLAGS %q from %q", fl, data)
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/scaffold"
 	"github.com/spf13/cobra"
 )
@@ -110,7 +111,7 @@ func initRun(ctx context.Context, o *InitOptions) error {
 			fmt.Fprintf(w, "  edit the lines marked %s in %s\n", scaffold.EditMe, cfgPath)
 		}
 		fmt.Fprintf(w, "  review %s (summary, license) and verifier/, commit them with release.lock\n", cfgPath)
-		fmt.Fprintln(w, "  mkrelease build && mkrelease install && mkrelease evidence run && mkrelease publish")
+		fmt.Fprintf(w, "  mkrelease build && mkrelease install %s && mkrelease evidence run && mkrelease publish\n", bundlePath(cfgPath))
 	}
 	if o.NoLock {
 		next()
@@ -125,6 +126,18 @@ func initRun(ctx context.Context, o *InitOptions) error {
 	}
 	next()
 	return nil
+}
+
+// bundlePath is where build writes the bundle of the release cfgPath
+// describes, for its first target (the one init writes), relative to the
+// project folder; "dist/NAME-VERSION-TARGET.tar.gz" when the configuration
+// does not load yet (a line marked EDIT ME).
+func bundlePath(cfgPath string) string {
+	c, err := config.Load(cfgPath)
+	if err != nil || len(c.Targets) == 0 {
+		return "dist/NAME-VERSION-TARGET.tar.gz"
+	}
+	return "dist/" + dist.NamesOf(c.Project.NormalizedName, c.Project.Version).Bundle(c.Targets[0].Name)
 }
 
 // describe says in words what init detected.
