@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 
@@ -450,24 +451,70 @@ func DevKey(dir string) (s Signer, created bool, err error) {
 			return nil, false, fmt.Errorf("development key: %w", err)
 		}
 	}
-	data, err := readLimited(privPath)
-	if err != nil {
-		return nil, false, fmt.Errorf("development key: %w", err)
+	load := func() (Signer, error) {
+		data, err := readLimited(privPath)
+		if err != nil {
+			return nil, fmt.Errorf("development key: %w", err)
+		}
+		s, err := loadPEMSigner("file://"+privPath, data, StaticPassword([]byte{}))
+		if err != nil {
+			return nil, fmt.Errorf("development key (delete %s to start over): %w", dir, err)
+		}
+		// The public key is derived from the private key whenever that
+		// is read, so it is rewritten when missing or not matching.
+		pubPEM, err := MarshalPublicKey(s.Public())
+		if err != nil {
+			return nil, fmt.Errorf("development key: %w", err)
+		}
+		if old, err := os.ReadFile(pubPath); err != nil || !bytes.Equal(old, pubPEM) {
+			if err := atomicfile.WriteFile(pubPath, pubPEM, 0o644); err != nil {
+				return nil, fmt.Errorf("development key: %w", err)
+			}
+		}
+		return s, nil
 	}
-	s, err = loadPEMSigner("file://"+privPath, data, StaticPassword([]byte{}))
-	if err != nil {
-		return nil, false, fmt.Errorf("development key (delete %s to start over): %w", dir, err)
-	}
-	// The public key is derived from the private key every time, so it is
-	// rewritten when missing or not matching.
-	pubPEM, err := MarshalPublicKey(s.Public())
-	if err != nil {
-		return nil, false, fmt.Errorf("development key: %w", err)
-	}
-	if old, err := os.ReadFile(pubPath); err != nil || !bytes.Equal(old, pubPEM) {
-		if err := atomicfile.WriteFile(pubPath, pubPEM, 0o644); err != nil {
-			return nil, false, fmt.Errorf("development key: %w", err)
+	// The private key is encrypted (with the empty password, as the format
+	// requires one) under scrypt: reading it costs about 0.1 s of CPU. With
+	// its public key written, it is read only when something is signed, so
+	// a rebuild that signs nothing (attest keeps an unchanged provenance)
+	// does not pay for it.
+	if !created {
+		if pub, err := LoadPublicKey(pubPath); err == nil {
+			return &lazySigner{pub: pub, load: load}, false, nil
 		}
 	}
+	s, err = load()
+	if err != nil {
+		return nil, false, err
+	}
 	return s, created, nil
+}
+
+// lazySigner is a signer whose private key is read on its first
+// signature; its public key is known before.
+type lazySigner struct {
+	pub  crypto.PublicKey
+	load func() (Signer, error)
+
+	once   sync.Once
+	signer Signer
+	err    error
+}
+
+// Public is the public key written beside the private one.
+func (l *lazySigner) Public() crypto.PublicKey { return l.pub }
+
+// SignMessage reads the private key (once), checks that it is the one the
+// public key names, and signs.
+func (l *lazySigner) SignMessage(ctx context.Context, message []byte) ([]byte, error) {
+	l.once.Do(func() {
+		l.signer, l.err = l.load()
+		if l.err == nil && KeyID(l.signer.Public()) != KeyID(l.pub) {
+			l.err = errors.New("development key: the private key is not the one its public key file named when this run began; run again")
+		}
+	})
+	if l.err != nil {
+		return nil, l.err
+	}
+	return l.signer.SignMessage(ctx, message)
 }

@@ -298,6 +298,41 @@ func TestDevKey(t *testing.T) {
 	if _, err := provenance.LoadPublicKey(filepath.Join(dir, provenance.DevPublicKeyName)); err != nil {
 		t.Error(err)
 	}
+
+	// With its public key written, the private key is read only to sign:
+	// damaged after DevKey returned, the public key is still known, and
+	// signing fails.
+	key, _ := os.ReadFile(privPath)
+	lazy, _, err := provenance.DevKey(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(privPath, []byte("damaged"), 0o600)
+	if provenance.KeyID(lazy.Public()) != provenance.KeyID(s1.Public()) {
+		t.Error("the public key of a signer that has not signed yet is not the key's")
+	}
+	if _, err := lazy.SignMessage(context.Background(), []byte("m")); err == nil {
+		t.Error("signing with a damaged private key succeeded")
+	}
+	os.WriteFile(privPath, key, 0o600)
+	lazy, _, _ = provenance.DevKey(dir)
+	sig, err := lazy.SignMessage(context.Background(), []byte("m"))
+	if err != nil || len(sig) == 0 {
+		t.Errorf("signing with the key restored: %v", err)
+	}
+	// A public key file that names another key: signing refuses (and the
+	// file is rewritten from the private key for the next run).
+	other, _, _ := provenance.DevKey(filepath.Join(t.TempDir(), "other"))
+	otherPEM, _ := provenance.MarshalPublicKey(other.Public())
+	pubPath := filepath.Join(dir, provenance.DevPublicKeyName)
+	os.WriteFile(pubPath, otherPEM, 0o644)
+	lazy, _, _ = provenance.DevKey(dir)
+	if _, err := lazy.SignMessage(context.Background(), []byte("m")); err == nil || !strings.Contains(err.Error(), "not the one its public key file named") {
+		t.Errorf("signing under a public key file of another key: %v", err)
+	}
+	if pub, err := provenance.LoadPublicKey(pubPath); err != nil || provenance.KeyID(pub) != provenance.KeyID(s1.Public()) {
+		t.Errorf("the public key file is not rewritten from the private key: %v", err)
+	}
 }
 
 // TestDevKeyConcurrentFirstUse: processes racing to create the key agree

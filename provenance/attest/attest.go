@@ -11,12 +11,14 @@
 package attest
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"maps"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -67,16 +69,18 @@ func (s Stage) Skip(r *release.Release) (string, bool) {
 // Run states, signs and writes.
 func (s Stage) Run(ctx context.Context, r *release.Release) error {
 	p := s.Provenance(r, ProjectOf(ctx, r.Config), s.Started, time.Now())
-	statement, err := p.Statement()
-	if err != nil {
-		return fmt.Errorf("provenance: %w", err)
-	}
-	env, bundle, err := provenance.Sign(ctx, s.Signer, statement)
-	if err != nil {
-		return fmt.Errorf("provenance: %w", err)
-	}
 	names := dist.NamesOf(r.Config.Project.NormalizedName, r.Config.Project.Version)
 	envName, bundleName := names.Provenance(), names.ProvenanceBundle()
+	env, bundle, kept := s.kept(r, p, envName, bundleName)
+	if !kept {
+		statement, err := p.Statement()
+		if err != nil {
+			return fmt.Errorf("provenance: %w", err)
+		}
+		if env, bundle, err = provenance.Sign(ctx, s.Signer, statement); err != nil {
+			return fmt.Errorf("provenance: %w", err)
+		}
+	}
 	for _, f := range []struct {
 		name string
 		data []byte
@@ -91,8 +95,53 @@ func (s Stage) Run(ctx context.Context, r *release.Release) error {
 		}
 		r.Artifacts.Add(dist.Artifact{Kind: dist.KindProvenance, Path: f.name, SHA256: sha, Size: int64(len(f.data))})
 	}
+	if kept {
+		r.Logger.Info("provenance kept: the release folder's signed statement says exactly what this build would sign", "statement", envName, "key", provenance.KeyID(s.Signer.Public())[:16], "subjects", len(p.Subjects))
+		return nil
+	}
 	r.Logger.Info("provenance signed", "statement", envName, "key", provenance.KeyID(s.Signer.Public())[:16], "subjects", len(p.Subjects))
 	return nil
+}
+
+// kept returns the signed provenance of the release folder this build
+// replaces (r.Out) when signing again would change nothing but the run's
+// facts: its envelope and Sigstore bundle verify with this build's key and
+// carry the same envelope, and its statement is, byte for byte, the one p
+// gives with the invocation id and times it recorded (the invocation id
+// only when p's is a random one: a CI run's own id must match). A rebuild
+// with nothing changed then signs nothing, and a development key is not
+// even read (provenance.DevKey).
+func (s Stage) kept(r *release.Release, p provenance.Provenance, envName, bundleName string) (env, bundle []byte, ok bool) {
+	if r.Out == "" {
+		return nil, nil, false
+	}
+	env, err1 := os.ReadFile(filepath.Join(r.Out, envName))
+	bundle, err2 := os.ReadFile(filepath.Join(r.Out, bundleName))
+	if err1 != nil || err2 != nil {
+		return nil, nil, false
+	}
+	v, err := provenance.NewVerifier(s.Signer.Public())
+	if err != nil {
+		return nil, nil, false
+	}
+	res, err := v.Verify(env, provenance.WithoutArtifactsUnsafe())
+	if err != nil {
+		return nil, nil, false
+	}
+	bres, err := v.VerifyBundle(bundle, provenance.WithoutArtifactsUnsafe())
+	if err != nil || !bres.Envelope.Equal(res.Envelope) {
+		return nil, nil, false
+	}
+	old := res.Provenance
+	if strings.HasPrefix(p.InvocationID, "urn:uuid:") {
+		p.InvocationID = old.InvocationID
+	}
+	p.StartedOn, p.FinishedOn = old.StartedOn, old.FinishedOn
+	statement, err := p.Statement()
+	if err != nil || !bytes.Equal(statement, res.Statement) {
+		return nil, nil, false
+	}
+	return env, bundle, true
 }
 
 func (s Stage) getenv(k string) string {
