@@ -130,12 +130,12 @@ func initRun(ctx context.Context, o *InitOptions) error {
 
 // bundlePath is where build writes the bundle of the release cfgPath
 // describes, for its first target (the one init writes), relative to the
-// project folder; "dist/NAME-VERSION-TARGET.tar.gz" when the configuration
+// project folder; the name spelt with placeholders when the configuration
 // does not load yet (a line marked EDIT ME).
 func bundlePath(cfgPath string) string {
 	c, err := config.Load(cfgPath)
 	if err != nil || len(c.Targets) == 0 {
-		return "dist/NAME-VERSION-TARGET.tar.gz"
+		return "dist/" + dist.NamesOf("NAME", "VERSION").Bundle("TARGET")
 	}
 	return "dist/" + dist.NamesOf(c.Project.NormalizedName, c.Project.Version).Bundle(c.Targets[0].Name)
 }
