@@ -220,7 +220,11 @@ func Write(ctx context.Context, c *Contents, dir string) (*Result, error) {
 	for i := range jobs {
 		jobs[i] = &compressed{done: make(chan struct{})}
 	}
-	task := progress.FromContext(ctx).Start("wheel "+c.Name.String(), totalSize(members), progress.Bytes)
+	// The members' sizes are read for the display only when there is one.
+	var task *progress.Task
+	if meter := progress.FromContext(ctx); meter != nil {
+		task = meter.Start("wheel "+c.Name.String(), totalSize(members), progress.Bytes)
+	}
 	defer task.Done()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
