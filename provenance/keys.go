@@ -117,10 +117,10 @@ func Keygen(privPath, pubPath string, password []byte) error {
 	if err != nil {
 		return fmt.Errorf("keygen: %w", err)
 	}
-	if err := writeNew(privPath, privPEM, 0o600); err != nil {
+	if err := atomicfile.WriteNew(privPath, privPEM, 0o600); err != nil {
 		return fmt.Errorf("keygen: %w", err)
 	}
-	if err := writeNew(pubPath, pubPEM, 0o644); err != nil {
+	if err := atomicfile.WriteNew(pubPath, pubPEM, 0o644); err != nil {
 		os.Remove(privPath)
 		return fmt.Errorf("keygen: %w", err)
 	}
@@ -142,40 +142,6 @@ func generateKeyPair(password []byte) (privPEM, pubPEM []byte, err error) {
 		return nil, nil, errors.New("generate ECDSA P-256 key: the private key did not come out encrypted")
 	}
 	return privPEM, pubPEM, nil
-}
-
-// writeNew writes data to path atomically (temporary name, fsync, then a
-// hard link, which unlike a rename fails when path exists) with mode perm.
-// The temporary file is created 0600, so a private key is never readable by
-// others, not even for a moment.
-func writeNew(path string, data []byte, perm fs.FileMode) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(perm)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Link(tmp, path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("write %s: %w", path, fs.ErrExist)
-		}
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return atomicfile.SyncDir(dir)
 }
 
 // LoadPublicKey reads a PEM public key ("PUBLIC KEY", PKIX) such as the one
@@ -443,7 +409,7 @@ func DevKey(dir string) (s Signer, created bool, err error) {
 		if err != nil {
 			return nil, false, fmt.Errorf("development key: %w", err)
 		}
-		switch err := writeNew(privPath, privPEM, 0o600); {
+		switch err := atomicfile.WriteNew(privPath, privPEM, 0o600); {
 		case err == nil:
 			created = true
 		case errors.Is(err, fs.ErrExist): // another process created it: use that one

@@ -121,8 +121,9 @@ func (e *ExistsError) ExitCode() int { return 2 }
 
 // Write writes files into dir. Before writing anything it refuses, with an
 // [*ExistsError], when one of them (other than a merged .gitignore) exists.
-// Each file is written atomically. It returns the paths written, and the
-// .gitignore lines added.
+// Each file is written atomically, and never over a file that appears
+// after that check (the .gitignore excepted, which is merged). It returns
+// the paths written.
 func Write(dir string, files []File) (written []string, err error) {
 	var exist []string
 	for _, f := range files {
@@ -154,7 +155,14 @@ func Write(dir string, files []File) (written []string, err error) {
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 			return written, fmt.Errorf("%s: %w", f.Path, err)
 		}
-		if err := atomicfile.WriteFile(name, data, f.Mode); err != nil {
+		write := atomicfile.WriteNew // never over a file that appeared since the check
+		if f.Merge {
+			write = atomicfile.WriteFile
+		}
+		if err := write(name, data, f.Mode); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return written, &ExistsError{Paths: []string{f.Path}}
+			}
 			return written, fmt.Errorf("%s: %w", f.Path, err)
 		}
 		written = append(written, f.Path)

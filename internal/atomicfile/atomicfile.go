@@ -76,6 +76,43 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 	return f.Commit()
 }
 
+// WriteNew writes data to path with mode perm, complete or not at all, and
+// never over an existing file: the content is written and synced under a
+// temporary name, then hard-linked to path, which fails when path exists
+// (also when it appears between a caller's check and the write). That
+// failure wraps [fs.ErrExist]. The temporary file is created with mode
+// 0600 and only then given perm, so a private key is never readable by
+// others, not even for a moment.
+func WriteNew(path string, data []byte, perm fs.FileMode) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Link(tmp, path)
+	}
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("write %s: %w", path, fs.ErrExist)
+		}
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return SyncDir(dir)
+}
+
 // SyncDir flushes a folder's entries (new names, renames) to disk. Where
 // the platform cannot sync a folder (Windows; a file system that refuses)
 // it does nothing: see syncDir.

@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,6 +24,48 @@ func TestWriteFileReplacesWhole(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("temporaries left: %v", entries)
+	}
+}
+
+func TestWriteNew(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		old     string // "" when the file does not exist
+		wantErr bool
+	}{
+		{name: "new file", wantErr: false},
+		{name: "existing file kept", old: "precious", wantErr: true},
+		{name: "existing empty file kept", old: "\x00", wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "key")
+			if tc.old != "" {
+				if err := os.WriteFile(p, []byte(tc.old), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := WriteNew(p, []byte("secret"), 0o600)
+			if tc.wantErr {
+				if !errors.Is(err, fs.ErrExist) {
+					t.Fatalf("WriteNew over an existing file: %v, want fs.ErrExist", err)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			want, wantMode := "secret", fs.FileMode(0o600)
+			if tc.wantErr {
+				want, wantMode = tc.old, 0o644
+			}
+			b, _ := os.ReadFile(p)
+			st, _ := os.Stat(p)
+			if string(b) != want || st.Mode().Perm() != wantMode {
+				t.Errorf("content %q mode %v, want %q %v", b, st.Mode().Perm(), want, wantMode)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+				t.Errorf("temporaries left: %v", entries)
+			}
+		})
 	}
 }
 
