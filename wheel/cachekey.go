@@ -1,9 +1,6 @@
 package wheel
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 
@@ -60,10 +57,5 @@ func (c *Contents) CacheKey(writer string) (string, error) {
 		}
 		k.Members = append(k.Members, member{Path: m.Path, Mode: mode, SHA256: sha})
 	}
-	b, err := json.Marshal(k)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return checksum.JSON(k)
 }

@@ -2,8 +2,6 @@ package config
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/suggest"
 	"github.com/pelletier/go-toml/v2"
 )
@@ -108,8 +107,7 @@ func Parse(file, dir string, data []byte) (*Config, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, decodeErrors(file, err)
 	}
-	sum := sha256.Sum256(data)
-	c.File, c.Dir, c.SHA256 = file, dir, hex.EncodeToString(sum[:])
+	c.File, c.Dir, c.SHA256 = file, dir, checksum.Bytes(data)
 	c.pos = indexPositions(data)
 	c.origins = map[string]origin{}
 	v := validator{file: file, pos: c.pos, origins: c.origins, bad: map[string]bool{}}

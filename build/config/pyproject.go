@@ -2,14 +2,13 @@ package config
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"path"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/suggest"
 	"github.com/pelletier/go-toml/v2"
 )
@@ -67,8 +66,7 @@ var pyReadmeTypes = map[string]bool{"text/plain": true, "text/x-rst": true, "tex
 // of the file is returned at once; other tables ([build-system], [tool.*])
 // are not read.
 func parsePyProject(file, shown string, data []byte) (*pyProject, ErrorList) {
-	sum := sha256.Sum256(data)
-	pp := &pyProject{File: file, Shown: shown, SHA256: hex.EncodeToString(sum[:]), set: map[string]bool{}, dynamic: map[string]int{}}
+	pp := &pyProject{File: file, Shown: shown, SHA256: checksum.Bytes(data), set: map[string]bool{}, dynamic: map[string]int{}}
 	var doc map[string]any
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {

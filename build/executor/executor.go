@@ -34,9 +34,6 @@ package executor
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -47,6 +44,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mkrelease/mkrelease/internal/checksum"
 )
 
 // Placeholders stand for per-run paths in Env and Argv.
@@ -109,12 +108,11 @@ func (a Action) Key() string {
 		Sandbox string            `json:"sandbox"`
 	}
 	// encoding/json sorts map keys, so the document is canonical.
-	b, err := json.Marshal(keyDoc{KeySchema, a.Step, a.Target, a.Argv, KeyEnv(a.Env), a.Dir, a.Outputs, a.Inputs, a.Isolation})
+	key, err := checksum.JSON(keyDoc{KeySchema, a.Step, a.Target, a.Argv, KeyEnv(a.Env), a.Dir, a.Outputs, a.Inputs, a.Isolation})
 	if err != nil {
 		panic(err) // only strings: cannot fail
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return key
 }
 
 // SourcePlaceholder stands for the workspace of a further source a step

@@ -32,8 +32,6 @@ package lock
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -41,6 +39,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/pin"
 	"github.com/pelletier/go-toml/v2"
 )
@@ -133,8 +132,7 @@ func Read(path string) (*Lock, error) {
 		return nil, &Error{File: path, Msg: fmt.Sprintf("lock format version %d, this mkrelease reads version %d", l.Version, FormatVersion),
 			Hint: "re-run `mkrelease lock` with this mkrelease"}
 	}
-	sum := sha256.Sum256(data)
-	l.SHA256 = hex.EncodeToString(sum[:])
+	l.SHA256 = checksum.Bytes(data)
 	return &l, nil
 }
 

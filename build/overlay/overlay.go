@@ -26,6 +26,7 @@ import (
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/treehash"
 )
 
@@ -82,8 +83,7 @@ func Digest(ctx context.Context, projectDir string, o config.Overlay) (string, [
 	if err != nil {
 		return "", nil, &Error{Overlay: o.Name, File: o.Path(), Reason: "read patch", Err: err}
 	}
-	sum := sha256.Sum256(data)
-	return "sha256:" + hex.EncodeToString(sum[:]), nil, nil
+	return "sha256:" + checksum.Bytes(data), nil, nil
 }
 
 // Apply applies overlay o (its files resolved against projectDir) to the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -241,6 +242,18 @@ func WriteSums(path string, s Sums) error {
 func Bytes(data []byte) string {
 	s := sha256.Sum256(data)
 	return hex.EncodeToString(s[:])
+}
+
+// JSON returns the hex sha256 of v's encoding/json encoding: the one way
+// a cache key is made from a document of everything that decides an
+// output (encoding/json sorts map keys and keeps struct field order, so
+// the encoding is canonical for a given Go type).
+func JSON(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("checksum of %T: %w", v, err)
+	}
+	return Bytes(b), nil
 }
 
 // File returns the sha256 (lower-case hex) and size of the file at path,

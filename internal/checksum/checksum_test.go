@@ -565,3 +565,33 @@ func TestVerifyKnownDigestsAreNotRehashed(t *testing.T) {
 	rep, _ = Verify(t.Context(), dir, s, VerifyOptions{Known: map[string]string{name: listed}})
 	check(t, rep, want{name, Missing, ""})
 }
+
+func TestJSON(t *testing.T) {
+	type doc struct {
+		B string            `json:"b"`
+		A map[string]string `json:"a"`
+	}
+	for _, tc := range []struct {
+		name string
+		v    any
+		want string // the document the digest must be of
+	}{
+		{"struct fields in order, map keys sorted", doc{B: "x", A: map[string]string{"z": "1", "y": "2"}}, `{"b":"x","a":{"y":"2","z":"1"}}`},
+		{"string", "ab", `"ab"`},
+		{"nil", nil, `null`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := JSON(tc.v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := sha256.Sum256([]byte(tc.want))
+			if want := hex.EncodeToString(sum[:]); got != want {
+				t.Errorf("JSON(%#v) = %s, want the sha256 of %s (%s)", tc.v, got, tc.want, want)
+			}
+		})
+	}
+	if _, err := JSON(make(chan int)); err == nil || !strings.Contains(err.Error(), "chan int") {
+		t.Errorf("JSON of a channel: %v, want an error naming the type", err)
+	}
+}

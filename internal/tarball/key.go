@@ -1,9 +1,6 @@
 package tarball
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -60,10 +57,5 @@ func Key(entries []Entry, o Options, writer string) (string, error) {
 		k.Entries = append(k.Entries, entry{Path: e.Path, Mode: e.Mode, SHA256: sha})
 	}
 	sort.SliceStable(k.Entries, func(i, j int) bool { return k.Entries[i].Path < k.Entries[j].Path })
-	b, err := json.Marshal(k)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return checksum.JSON(k)
 }
