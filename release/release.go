@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
@@ -59,6 +60,13 @@ type Release struct {
 	// workspace, overlays applied) by source name and slash-separated path,
 	// as the sources stage hashed them.
 	Trees map[string]map[string]string
+
+	// writer remembers WriterIdentity for the run: the wheels and the
+	// bundles stages both ask.
+	writer struct {
+		once sync.Once
+		sha  string
+	}
 }
 
 // DigestsDir is the folder of the cache rooted at cacheDir where the
@@ -70,9 +78,15 @@ func DigestsDir(cacheDir string) string { return filepath.Join(cacheDir, "digest
 // code that writes wheels and bundles, with its compression libraries. It
 // is part of the keys under which written wheels and bundles are kept in
 // the action cache, so a changed mkrelease writes them again. It is
-// remembered in DigestsDir by the file's identity on disk; "" when the
-// executable cannot be read, and then nothing written is cached.
+// remembered in DigestsDir by the file's identity on disk, and computed
+// once per run; "" when the executable cannot be read, and then nothing
+// written is cached.
 func (r *Release) WriterIdentity() string {
+	r.writer.once.Do(func() { r.writer.sha = r.writerIdentity() })
+	return r.writer.sha
+}
+
+func (r *Release) writerIdentity() string {
 	exe, err := os.Executable()
 	if err != nil {
 		return ""
