@@ -79,18 +79,30 @@ func TestKeptWhenNothingChanged(t *testing.T) {
 	if !kept || !bytes.Equal(again, first) {
 		t.Fatalf("a rebuild with nothing changed signed again (kept %v)", kept)
 	}
+	ci := func(run string) func(string) string {
+		return func(k string) string {
+			return map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_RUN_ID": run, "GITHUB_RUN_ATTEMPT": "1",
+				"GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "o/r"}[k]
+		}
+	}
+	if _, kept := build(t, out, Stage{Signer: signer, Getenv: ci("7")}, wheel); kept {
+		t.Fatal("a CI run kept the provenance of a local build")
+	}
+	if _, kept := build(t, out, Stage{Signer: signer, Getenv: ci("7")}, wheel); !kept {
+		t.Fatal("the same CI run building again signed again")
+	}
 	for _, tc := range []struct {
 		name   string
+		base   Stage // the build that made the folder: a local one when zero
 		stage  Stage
 		change func(a *dist.Artifact)
 		tamper func()
 	}{
 		{name: "a changed subject", stage: Stage{Signer: signer}, change: func(a *dist.Artifact) { a.SHA256 = strings.Repeat("c", 64) }},
 		{name: "another key", stage: Stage{Signer: other}},
-		{name: "a CI run of its own", stage: Stage{Signer: signer, Getenv: func(k string) string {
-			return map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_RUN_ID": "7", "GITHUB_RUN_ATTEMPT": "1",
-				"GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "o/r"}[k]
-		}}},
+		{name: "a CI run after a local build", stage: Stage{Signer: signer, Getenv: ci("7")}},
+		// The same builder (the workflow), another run: only the invocation id differs.
+		{name: "a CI run of its own", base: Stage{Signer: signer, Getenv: ci("7")}, stage: Stage{Signer: signer, Getenv: ci("8")}},
 		{name: "a damaged envelope", stage: Stage{Signer: signer}, tamper: func() {
 			p := filepath.Join(out, names.Provenance())
 			b, _ := os.ReadFile(p)
@@ -101,8 +113,12 @@ func TestKeptWhenNothingChanged(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			// Start from a folder holding the first build's statement.
-			build(t, out, Stage{Signer: signer}, wheel)
+			// Start from a folder holding the base build's statement.
+			base := tc.base
+			if base.Signer == nil {
+				base = Stage{Signer: signer}
+			}
+			build(t, out, base, wheel)
 			a := wheel
 			if tc.change != nil {
 				tc.change(&a)
