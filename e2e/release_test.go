@@ -20,17 +20,17 @@ import (
 
 // releaseDefault runs the README's main command, `mkrelease release`, in
 // a's project: build, evidence run (the targets but linux-x86_64 left out
-// with a warning: this machine cannot run them), and
-// publish into the channel of release.toml. A refusal whose every reason
-// is [evidence.noise] is the gate doing its job on a loaded machine: the
-// evidence is gathered once more, and only then is it a failure. It
-// returns release's standard output and standard error.
+// with a warning: this machine cannot run them), and publish into the
+// channel of release.toml, under the default noise bound (10 %). A refusal
+// whose every reason is [evidence.noise] means the host slowed the vCPU
+// through a whole throughput worker, which this shared VM's host did in 5
+// of 15 runs of the lane (README, "Noise"): the evidence is
+// gathered again, as .ci/run does, and only a fourth refusal, or any other,
+// is a failure. It returns release's standard output and standard error.
 func releaseDefault(t *testing.T, a run) (string, string) {
 	t.Helper()
 	var out, errOut string
 	var code int
-	// Up to four attempts, as .ci/run makes: a refusal for noise alone
-	// means the host slowed a throughput worker (the evidence noise issue).
 	const attempts = 4
 	for attempt := 1; attempt <= attempts; attempt++ {
 		out, errOut, code = a.mkrelease(t, "release")
@@ -38,7 +38,7 @@ func releaseDefault(t *testing.T, a run) (string, string) {
 			break
 		}
 		if code == 1 && onlyNoise(errOut) && attempt < attempts {
-			t.Logf("release refused for noise only (a loaded machine); gathering the evidence again:\n%s", errOut)
+			t.Logf("release refused for noise only (the host slowed a worker); gathering the evidence again:\n%s", errOut)
 			continue
 		}
 		t.Fatalf("mkrelease release: exit %d\n%s\n%s", code, out, errOut)
@@ -162,7 +162,7 @@ print(vexl_plugin.profile(), list(p.run(array.array("d", [1, 2, 4]), array.array
 	}
 
 	// The summary records the policies and the thresholds the release
-	// passed, the embedded default's relaxed noise bound included.
+	// passed, the default noise bound of 10 % included.
 	var dsse struct{ Payload string }
 	if err := json.Unmarshal(bytes.TrimSpace(mustRead(t, filepath.Join(rel, "vexl-0.3.0.vsa.intoto.jsonl"))), &dsse); err != nil {
 		t.Fatal(err)
@@ -186,7 +186,7 @@ print(vexl_plugin.profile(), list(p.run(array.array("d", [1, 2, 4]), array.array
 		t.Fatal(err)
 	}
 	p := st.Predicate
-	if p.VerificationResult != "PASSED" || p.Policy.Annotations.Parameters["max_robust_cv"] != 0.3 ||
+	if p.VerificationResult != "PASSED" || p.Policy.Annotations.Parameters["max_robust_cv"] != 0.1 ||
 		p.Policy.Annotations.Modules["default/throughput.rego"] == "" || len(p.InputAttestations) != 2 {
 		t.Errorf("verification summary predicate: %s", payload)
 	}

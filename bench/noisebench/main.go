@@ -124,8 +124,13 @@ func run(o options, w, logw io.Writer) (int, error) {
 			// Exit 1: a workload had no usable measurement; the
 			// evidence is written and the report shows why.
 		}
-		rep, err := readReport(bin, work)
+		rep, raw, err := readReport(bin, work)
 		if err != nil {
+			return 0, err
+		}
+		// Each run's whole report (every worker's steps), for a look at
+		// which workers a noisy run hit.
+		if err := os.WriteFile(filepath.Join(out, fmt.Sprintf("run-%d.report.json", i)), raw, 0o644); err != nil {
 			return 0, err
 		}
 		if err := r.fill(rep, o.target, o.lane); err != nil {
@@ -147,20 +152,21 @@ func run(o options, w, logw io.Writer) (int, error) {
 	return over, os.WriteFile(filepath.Join(out, "results.json"), append(b, '\n'), 0o644)
 }
 
-// readReport runs `mkrelease report DIST --json` and decodes it.
-func readReport(bin, dist string) (*report.Report, error) {
+// readReport runs `mkrelease report DIST --json` and decodes it; it also
+// returns the JSON as read.
+func readReport(bin, dist string) (*report.Report, []byte, error) {
 	cmd := exec.Command(bin, "report", dist, "--json")
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	b, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("report: %v\n%s", err, errb.String())
+		return nil, nil, fmt.Errorf("report: %v\n%s", err, errb.String())
 	}
 	var rep report.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
-		return nil, fmt.Errorf("report --json: %w", err)
+		return nil, nil, fmt.Errorf("report --json: %w", err)
 	}
-	return &rep, nil
+	return &rep, b, nil
 }
 
 // fill takes the lane's figures for target from rep.

@@ -1,0 +1,102 @@
+"""Tests of the worker's timing design and of its replay (python3 -m unittest)."""
+
+import os
+import random
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import replay  # noqa: E402
+import worker  # noqa: E402  (replay put backend/verifier on the path)
+
+
+def host_trace(seconds, call, seed, slow=1.6, fast_dwell=1.0, slow_dwell=2.0, jitter=0.01):
+    """Call times on a synthetic host that switches between full speed and
+    ``slow`` times slower, staying in each state for an exponentially
+    distributed time (means ``fast_dwell`` and ``slow_dwell`` seconds), as
+    the 2-core VM's host does."""
+    rng = random.Random(seed)
+    calls, now, fast = [], 0.0, True
+    until = rng.expovariate(1 / fast_dwell)
+    while now < seconds:
+        if now >= until:
+            fast = not fast
+            until = now + rng.expovariate(1 / (fast_dwell if fast else slow_dwell))
+        t = call * (1 if fast else slow) * (1 + rng.uniform(0, jitter))
+        calls.append(t)
+        now += t
+    return calls
+
+
+class TimingRules(unittest.TestCase):
+    def test_calls(self):
+        cases = [
+            (0.005, 0.01, 2),     # two 5 ms calls make a timing
+            (0.0045, 0.01, 3),
+            (0.066, 0.01, 1),     # a call longer than a timing: one call
+            (0.0, 0.01, 10000),   # a clock reading 0 counts as 1 µs
+            (0.004, 0.1, 25),
+        ]
+        for fastest, seconds, want in cases:
+            self.assertEqual(worker.timing_calls(fastest, seconds), want, (fastest, seconds))
+
+    def test_rounds(self):
+        cases = [
+            (0.005, 2, 16, 25),   # 0.16 s rounds: 25 in 4 s
+            (0.066, 1, 16, 5),    # 1.06 s rounds: 3 in 4 s, raised to MIN_ROUNDS
+            (0.0045, 3, 16, 18),  # 0.216 s rounds: 18 in 4 s
+            (0.001, 10, 16, 25),  # 0.16 s rounds
+            (0.0001, 100, 1, 50), # 0.01 s rounds: 400, capped
+        ]
+        for fastest, calls, steps, want in cases:
+            self.assertEqual(worker.timing_rounds(fastest, calls, steps), want, (fastest, calls, steps))
+
+    def test_fastest_steps_runs_rounds_over_all_steps(self):
+        order, clock = [], iter(range(1000))
+
+        def timing():
+            t = next(clock)
+            order.append(t)
+            return float(100 - t) if t % 3 else float(t)
+
+        best = worker.fastest_steps(timing, 4, 3)
+        self.assertEqual(order, list(range(12)))  # 3 rounds of the 4 steps, in turn
+        # step i is timed at i, i+4, i+8; its fastest is the least value
+        want = [min((100.0 - t) if t % 3 else float(t) for t in (i, i + 4, i + 8)) for i in range(4)]
+        self.assertEqual(best, want)
+
+
+class Replay(unittest.TestCase):
+    def test_steady_host_is_quiet_in_both_designs(self):
+        calls = host_trace(120, 0.005, seed=1, slow=1.0)
+        for design in (replay.WORKER, replay.PREVIOUS):
+            cvs, _ = replay.replay(calls, design)
+            self.assertGreater(len(cvs), 10, design.name)
+            self.assertLess(max(cvs), 0.01, design.name)
+
+    def test_worker_design_holds_the_bound_on_a_switching_host(self):
+        # A host that spends two thirds of its time 1.6x slower in spells of
+        # seconds: the previous design's steps often never saw full speed.
+        for seed in range(3):
+            calls = host_trace(300, 0.005, seed=seed)
+            now, _ = replay.replay(calls, replay.WORKER)
+            before, _ = replay.replay(calls, replay.PREVIOUS)
+            self.assertLessEqual(max(now), 0.10, "seed %d: worker design %s" % (seed, sorted(now)[-5:]))
+            self.assertGreater(max(before), 0.10, "seed %d: previous design %s" % (seed, sorted(before)[-5:]))
+
+    def test_robust_cv_as_mkrelease_computes_it(self):
+        # 2 warm-ups dropped, then the slowest; 10 steps left: 1.4826 * MAD / median
+        steps = [9.0, 9.0] + [1.0] * 5 + [1.1] * 5 + [5.0]
+        self.assertAlmostEqual(replay.robust_cv(steps), 1.4826 * 0.05 / 1.05)
+
+    def test_design_parse(self):
+        d = replay.Design.parse("x=0.02,4,5,40")
+        self.assertEqual((d.name, d.timing_seconds, d.timed_seconds, d.min_rounds, d.max_rounds), ("x", 0.02, 4.0, 5, 40))
+        for bad in ("x", "x=1,2,3", "=1,2,3,4"):
+            with self.assertRaises(ValueError):
+                replay.Design.parse(bad)
+
+
+if __name__ == "__main__":
+    unittest.main()
