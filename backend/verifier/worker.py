@@ -80,6 +80,7 @@ import json
 import math
 import os
 import random
+import statistics
 import sys
 import time
 
@@ -251,9 +252,8 @@ def settled_cv(best):
     """1.4826 * MAD / median of the steps but the slowest (as mkrelease
     computes a worker's robust CV, without knowing the lane's warm-ups)."""
     kept = sorted(best)[:-1] if len(best) > 2 else list(best)
-    med = kept[len(kept) // 2] if len(kept) % 2 else (kept[len(kept) // 2 - 1] + kept[len(kept) // 2]) / 2
-    dev = sorted(abs(x - med) for x in kept)
-    mad = dev[len(dev) // 2] if len(dev) % 2 else (dev[len(dev) // 2 - 1] + dev[len(dev) // 2]) / 2
+    med = statistics.median(kept)
+    mad = statistics.median(abs(x - med) for x in kept)
     return 1.4826 * mad / med if med > 0 else 0.0
 
 

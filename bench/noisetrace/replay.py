@@ -78,10 +78,9 @@ class _EndOfTrace(Exception):
 
 
 def robust_cv(steps):
-    kept = sorted(steps[WARMUPS:])[:-1]
-    med = statistics.median(kept)
-    mad = statistics.median(abs(x - med) for x in kept)
-    return 1.4826 * mad / med
+    """A worker's robust CV as mkrelease computes it: the lane's warm-ups
+    dropped, then the worker's own rule (the slowest dropped, MAD/median)."""
+    return worker.settled_cv(steps[WARMUPS:])
 
 
 def replay(calls, design):
