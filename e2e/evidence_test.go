@@ -48,6 +48,8 @@ with open(os.environ["MKRELEASE_CASES"], "a") as f:
 workload = os.environ["MKRELEASE_WORKLOAD"]
 role = os.environ["MKRELEASE_ROLE"]
 steps = int(os.environ["MKRELEASE_STEPS"])
+if os.environ.get("MKRELEASE_WARMUPS") != "1":  # the lane's warmups
+    sys.exit("MKRELEASE_WARMUPS is %r, want '1'" % os.environ.get("MKRELEASE_WARMUPS"))
 
 def emit(**event):
     print(json.dumps(event), flush=True)

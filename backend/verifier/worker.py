@@ -2,12 +2,13 @@
 
 Usage::
 
-    python worker.py --workload NAME [--steps N]
+    python worker.py --workload NAME [--steps N] [--warmups W]
     python worker.py --list
 
-``NAME`` may also come from ``$MKRELEASE_WORKLOAD`` and the number of timed
-steps from ``$MKRELEASE_STEPS`` (default 16; ``--steps`` wins over the
-variable). The worker runs whatever the environment selects, like any user of
+``NAME`` may also come from ``$MKRELEASE_WORKLOAD``, the number of timed
+steps from ``$MKRELEASE_STEPS`` (default 16) and the number of them the
+lane drops as warm-ups from ``$MKRELEASE_WARMUPS`` (default 0); a flag wins
+over its variable. mkrelease sets all three. The worker runs whatever the environment selects, like any user of
 the wheels: mkrelease starts the candidate with the default profile
 (``fused``) and the reference with ``VEXL_PROFILE=baseline``, in fresh
 processes, in ABBA order, and computes every statistic itself.
@@ -37,8 +38,11 @@ last round), with ``rounds`` chosen so that the timed part lasts about
 ``MAX_ROUNDS`` (50): the same rule for the candidate and the reference.
 When after those rounds the steps still disagree (their robust CV above
 ``SETTLED_CV``, 2.5 %: the host slowed the machine through much of the
-worker), further rounds follow until they agree, for at most
-``MAX_TIMED_SECONDS`` (12 s) of timings in all.
+worker), further rounds follow over the steps not yet within 2.5 % of the
+fastest, until the steps agree, for at most ``MAX_TIMED_SECONDS`` (12 s)
+of timings in all. "Agree" is judged on the robust CV exactly as mkrelease
+will compute it from the reported steps: the first ``W`` dropped as
+warm-ups, then the slowest, then 1.4826 * MAD / median.
 Each timing is measured with ``time.process_time`` (nothing else is inside
 a timed region): the CPU time of the worker process, all its threads, so
 that time spent descheduled while other processes hold the machine's cores
@@ -109,10 +113,14 @@ MIN_ROUNDS = 5
 MAX_ROUNDS = 50
 
 # Past those rounds, while the steps' fastest timings disagree by more than
-# SETTLED_CV (their robust CV), rounds go on, for at most MAX_TIMED_SECONDS
-# of timings in all: a worker that ran through a long slow spell of the
-# host measures until its steps have met full speed. On a quiet machine the
-# steps agree within 0.3-2 % after TIMED_SECONDS, and nothing is added.
+# SETTLED_CV (their robust CV as mkrelease computes it, the lane's warm-ups
+# dropped: judged on the steps alone, a worker whose fast and slow steps
+# split near half could stop at 2.3 % and be recorded at 9.0 %), rounds go
+# on over the steps that have not yet met the pace of the fastest, for at
+# most MAX_TIMED_SECONDS of timings in all: a worker that ran through a
+# long slow spell of the host measures until its steps have met full speed.
+# On a quiet machine the steps agree within 0.3-2 % after TIMED_SECONDS,
+# and nothing is added.
 SETTLED_CV = 0.025
 MAX_TIMED_SECONDS = 12.0
 
@@ -214,16 +222,23 @@ def _emit(stream, obj):
     stream.flush()
 
 
-def _steps(value, where):
-    """The step count, or None (logged) when it is not a positive integer."""
+def _count(value, where, least):
+    """An integer of at least ``least``, or None (logged) when it is not."""
     try:
-        steps = int(value)
+        n = int(value)
     except (TypeError, ValueError):
-        steps = 0
-    if steps < 1:
-        _log("%s must be a positive integer, got %r" % (where, value))
+        n = least - 1
+    if n < least:
+        _log("%s must be an integer of at least %d, got %r" % (where, least, value))
         return None
-    return steps
+    return n
+
+
+def _option(given, flag, variable, default, least):
+    """A count from its flag, else its environment variable, else default."""
+    if given is not None:
+        return _count(given, flag, least)
+    return _count(os.environ.get(variable) or default, variable, least)
 
 
 def timing_calls(fastest, timing_seconds=TIMING_SECONDS):
@@ -248,33 +263,43 @@ def timing_rounds(fastest, calls, steps, timed_seconds=TIMED_SECONDS, min_rounds
     return max(min_rounds, min(max_rounds, int(timed_seconds / round_seconds)))
 
 
-def settled_cv(best):
-    """1.4826 * MAD / median of the steps but the slowest (as mkrelease
-    computes a worker's robust CV, without knowing the lane's warm-ups)."""
-    kept = sorted(best)[:-1] if len(best) > 2 else list(best)
-    med = statistics.median(kept)
-    mad = statistics.median(abs(x - med) for x in kept)
+def settled_cv(best, warmups=0):
+    """A worker's robust CV exactly as mkrelease computes it from the
+    reported steps: the first ``warmups`` dropped (the lane's warm-ups),
+    then the single slowest of the rest, then 1.4826 * MAD / median."""
+    rest = list(best[warmups:])
+    if len(rest) > 2:
+        rest.remove(max(rest))
+    med = statistics.median(rest)
+    mad = statistics.median(abs(x - med) for x in rest)
     return 1.4826 * mad / med if med > 0 else 0.0
 
 
-def fastest_steps(timing, steps, rounds, settled=None, max_seconds=0.0):
+def fastest_steps(timing, steps, rounds, settled=None, max_seconds=0.0, warmups=0, retime_all=False):
     """Each step's fastest timing over rounds of all the steps.
 
     ``timing()`` makes one timing and returns its CPU seconds. The rounds
     run over every step in turn, so a step's timings lie a whole round
     apart: a slow state of the host slows some of a step's timings, not
     all of them (back to back, one slow state covered every timing of the
-    step). After ``rounds`` rounds, while the steps' fastest timings still
-    disagree (``settled_cv`` above ``settled``) and the timings have taken
-    less than ``max_seconds``, another round is made: a step whose timings
-    all fell in slow spells gets more chances, and a minimum only falls as
-    it does, so the steps converge on the machine's full speed instead of
+    step).
+
+    After ``rounds`` rounds, while the steps still disagree (``settled_cv``
+    of them, with the lane's ``warmups``, above ``settled``) and the
+    timings have taken less than ``max_seconds``, further rounds are made
+    over the steps that have not yet met the pace of the fastest one (more
+    than ``settled`` above it); ``retime_all`` makes them over every step
+    instead, as an earlier design did. A step whose timings all fell in
+    slow spells gets more chances, the brief spells of full speed go to
+    the steps that missed the earlier ones, and a minimum only falls as it
+    does, so the steps converge on the machine's full speed instead of
     being drawn again. bench/noisetrace replays this on recorded traces.
     """
     best = [None] * steps
     spent, done = 0.0, 0
+    todo = list(range(steps))
     while True:
-        for i in range(steps):
+        for i in todo:
             elapsed = timing()
             spent += elapsed
             if best[i] is None or elapsed < best[i]:
@@ -282,11 +307,14 @@ def fastest_steps(timing, steps, rounds, settled=None, max_seconds=0.0):
         done += 1
         if done < rounds:
             continue
-        if settled is None or spent >= max_seconds or settled_cv(best) <= settled:
+        if settled is None or spent >= max_seconds or settled_cv(best, warmups) <= settled:
             return best
+        if not retime_all:
+            pace = min(best) * (1 + settled)
+            todo = [i for i in range(steps) if best[i] > pace] or list(range(steps))
 
 
-def run(workload, steps, out):
+def run(workload, steps, warmups, out):
     import vexl_compiler
     import vexl_plugin
 
@@ -326,7 +354,7 @@ def run(workload, steps, out):
             last[0] = program.run(*inputs, out=buf)
         return clock() - start
 
-    best = fastest_steps(timing, steps, rounds, SETTLED_CV, MAX_TIMED_SECONDS)
+    best = fastest_steps(timing, steps, rounds, SETTLED_CV, MAX_TIMED_SECONDS, warmups)
     for i, seconds in enumerate(best):
         _emit(out, {"event": "step", "i": i, "seconds": seconds / calls})
     _emit(out, {"event": "result", "sha256": hashlib.sha256(last[0].tobytes()).hexdigest()})
@@ -337,6 +365,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="worker.py", description="crossover worker of the vexl verifier")
     parser.add_argument("--workload", help="workload name (default: $MKRELEASE_WORKLOAD)")
     parser.add_argument("--steps", help="timed steps (default: $MKRELEASE_STEPS, else 16)")
+    parser.add_argument("--warmups", help="steps the lane drops as warm-ups (default: $MKRELEASE_WARMUPS, else 0)")
     parser.add_argument("--list", action="store_true", help="print the workloads and phases as JSON")
     args = parser.parse_args(argv)
     if args.list:
@@ -349,15 +378,16 @@ def main(argv=None):
     if name not in BY_NAME:
         _log("unknown workload %r (have %s)" % (name, ", ".join(sorted(BY_NAME))))
         return 2
-    if args.steps is not None:
-        steps = _steps(args.steps, "--steps")
-    else:
-        steps = _steps(os.environ.get("MKRELEASE_STEPS") or "16", "MKRELEASE_STEPS")
-    if steps is None:
+    steps = _option(args.steps, "--steps", "MKRELEASE_STEPS", "16", 1)
+    warmups = _option(args.warmups, "--warmups", "MKRELEASE_WARMUPS", "0", 0)
+    if steps is None or warmups is None:
+        return 2
+    if warmups >= steps:
+        _log("%d warm-ups leave none of the %d steps" % (warmups, steps))
         return 2
     out = _protocol_stream()
     try:
-        run(BY_NAME[name], steps, out)
+        run(BY_NAME[name], steps, warmups, out)
     except Exception as exc:
         _log("%s failed: %s" % (name, _lane.exception_text(exc)))
         return 1

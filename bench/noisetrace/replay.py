@@ -15,8 +15,10 @@ trace. Each worker makes the embedded default's 12 steps, and its robust
 CV is computed as mkrelease computes it: drop the first 2 steps (the lane's
 warm-ups) and the slowest remaining one, then 1.4826 * MAD / median.
 
-Designs: ``worker`` (the constants in worker.py), ``rounds-only`` (the
-same without the rounds past TIMED_SECONDS while the steps disagree),
+Designs: ``worker`` (the constants in worker.py), ``all-steps`` (its
+rounds past TIMED_SECONDS made over every step, and judged without the
+lane's warm-ups, as first designed), ``rounds-only`` (the same without the
+rounds past TIMED_SECONDS while the steps disagree),
 ``previous`` (5 rounds of timings of at least 0.1 s), and any given with
 ``--design``: TIMING_SECONDS, TIMED_SECONDS, MIN_ROUNDS, MAX_ROUNDS, and
 optionally SETTLED_CV and MAX_TIMED_SECONDS.
@@ -43,7 +45,8 @@ WARMUPS = 2
 class Design(object):
     """A timing design: the worker's constants."""
 
-    def __init__(self, name, timing_seconds, timed_seconds, min_rounds, max_rounds, settled=None, max_timed=0.0):
+    def __init__(self, name, timing_seconds, timed_seconds, min_rounds, max_rounds, settled=None, max_timed=0.0,
+                 warmups=WARMUPS, retime_all=False):
         self.name = name
         self.timing_seconds = timing_seconds
         self.timed_seconds = timed_seconds
@@ -51,6 +54,8 @@ class Design(object):
         self.max_rounds = max_rounds
         self.settled = settled  # None: no rounds past the first ones
         self.max_timed = max_timed
+        self.warmups = warmups  # the warm-ups the settled check drops
+        self.retime_all = retime_all  # extra rounds over every step
 
     @classmethod
     def parse(cls, text):
@@ -67,6 +72,11 @@ class Design(object):
 
 WORKER = Design("worker", worker.TIMING_SECONDS, worker.TIMED_SECONDS, worker.MIN_ROUNDS, worker.MAX_ROUNDS,
                 worker.SETTLED_CV, worker.MAX_TIMED_SECONDS)
+# The first design with rounds past TIMED_SECONDS: over every step, while
+# the robust CV of all the steps (the lane's warm-ups not dropped) was above
+# SETTLED_CV.
+ALL_STEPS = Design("all-steps", worker.TIMING_SECONDS, worker.TIMED_SECONDS, worker.MIN_ROUNDS, worker.MAX_ROUNDS,
+                   worker.SETTLED_CV, worker.MAX_TIMED_SECONDS, warmups=0, retime_all=True)
 # The worker's design without the rounds past TIMED_SECONDS.
 ROUNDS_ONLY = Design("rounds-only", worker.TIMING_SECONDS, worker.TIMED_SECONDS, worker.MIN_ROUNDS, worker.MAX_ROUNDS)
 # Before this design: 5 rounds of timings of at least 0.1 s, whatever they last.
@@ -110,7 +120,8 @@ def replay(calls, design):
             return prefix[p + n] - prefix[p]
 
         try:
-            steps = worker.fastest_steps(timing, STEPS, rounds, design.settled, design.max_timed)
+            steps = worker.fastest_steps(timing, STEPS, rounds, design.settled, design.max_timed, design.warmups,
+                                         design.retime_all)
         except _EndOfTrace:
             break
         out.append(robust_cv(steps))
@@ -125,7 +136,7 @@ def main():
     parser.add_argument("--bound", type=float, default=0.10, help="robust CV bound")
     parser.add_argument("--design", action="append", default=[], help="NAME=TIMING,TIMED,MIN,MAX")
     args = parser.parse_args()
-    designs = [WORKER, ROUNDS_ONLY, PREVIOUS]
+    designs = [WORKER, ALL_STEPS, ROUNDS_ONLY, PREVIOUS]
     try:
         designs += [Design.parse(d) for d in args.design]
     except ValueError as exc:

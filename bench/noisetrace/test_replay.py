@@ -66,6 +66,39 @@ class TimingRules(unittest.TestCase):
         want = [min((100.0 - t) if t % 3 else float(t) for t in (i, i + 4, i + 8)) for i in range(4)]
         self.assertEqual(best, want)
 
+    def test_settled_cv_drops_the_lanes_warmups_as_mkrelease_does(self):
+        # A reference worker of a live run: judged on all its steps it had
+        # settled (2.3 %); mkrelease, dropping the lane's 2 warm-ups, recorded
+        # 9.0 %, because its fast and slow steps then split near half.
+        steps = [24.107, 24.311, 24.447, 20.833, 22.03, 22.59, 24.094, 24.03, 23.936, 21.212, 21.703, 24.301]
+        self.assertAlmostEqual(worker.settled_cv(steps), 1.4826 * 0.375 / 23.936, places=9)
+        self.assertAlmostEqual(worker.settled_cv(steps, 2), 1.4826 * 1.378 / 22.59, places=9)
+        self.assertLess(worker.settled_cv(steps), worker.SETTLED_CV)
+        self.assertGreater(worker.settled_cv(steps, 2), 0.09)
+
+    def test_extra_rounds_retime_the_steps_behind_the_pace(self):
+        # Steps 0 and 1 meet full speed (1.0) in the first round, steps 2 to
+        # 4 do not; every later timing is 1.0.
+        timed = []
+
+        def timing():
+            timed.append(len(timed))
+            return next(first, 1.0)
+
+        first = iter([1.0, 1.0, 1.2, 1.5, 1.5])
+        best = worker.fastest_steps(timing, 5, 1, settled=0.025, max_seconds=100.0)
+        self.assertEqual(best, [1.0] * 5)
+        self.assertEqual(len(timed), 8)  # one round of 5, then steps 2 to 4 alone
+        timed.clear()
+        first = iter([1.0, 1.0, 1.2, 1.5, 1.5])
+        best = worker.fastest_steps(timing, 5, 1, settled=0.025, max_seconds=100.0, retime_all=True)
+        self.assertEqual(best, [1.0] * 5)
+        self.assertEqual(len(timed), 10)
+
+    def test_extra_rounds_stop_at_max_seconds(self):
+        best = worker.fastest_steps(lambda: 1.0 + random.random(), 12, 2, settled=0.0, max_seconds=60.0)
+        self.assertEqual(len(best), 12)
+
 
 class Replay(unittest.TestCase):
     def test_steady_host_is_quiet_in_both_designs(self):
@@ -84,6 +117,18 @@ class Replay(unittest.TestCase):
             before, _ = replay.replay(calls, replay.PREVIOUS)
             self.assertLessEqual(max(now), 0.10, "seed %d: worker design %s" % (seed, sorted(now)[-5:]))
             self.assertGreater(max(before), 0.10, "seed %d: previous design %s" % (seed, sorted(before)[-5:]))
+
+    def test_worker_design_holds_where_its_first_extension_did_not(self):
+        # Brief full-speed spells (0.1 s) between slow ones (1 s, 1.4x) and
+        # 2 ms calls: extra rounds over every step, judged without the lane's
+        # warm-ups, left workers above 10 %.
+        now, before = [], []
+        for seed in range(4):
+            calls = host_trace(300, 0.002, seed=seed, slow=1.4, fast_dwell=0.1, slow_dwell=1.0)
+            now += replay.replay(calls, replay.WORKER)[0]
+            before += replay.replay(calls, replay.ALL_STEPS)[0]
+        self.assertLessEqual(max(now), 0.10, sorted(now)[-5:])
+        self.assertGreater(sum(1 for cv in before if cv > 0.10), 3, sorted(before)[-5:])
 
     def test_robust_cv_as_mkrelease_computes_it(self):
         # 2 warm-ups dropped, then the slowest; 10 steps left: 1.4826 * MAD / median

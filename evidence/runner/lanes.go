@@ -337,9 +337,11 @@ func runCrossover(ctx context.Context, l config.Lane, env laneEnv) []evidence.Me
 			we := env.with(l.Env).with(extra)
 			we.vars["MKRELEASE_WORKLOAD"] = w.Name
 			we.vars["MKRELEASE_STEPS"] = strconv.Itoa(l.Steps)
+			we.vars["MKRELEASE_WARMUPS"] = strconv.Itoa(l.Warmups)
 			we.vars["MKRELEASE_ROLE"] = role
 			we.expand["WORKLOAD"] = w.Name
 			we.expand["STEPS"] = strconv.Itoa(l.Steps)
+			we.expand["WARMUPS"] = strconv.Itoa(l.Warmups)
 			for attempt := 1; attempt <= 2; attempt++ {
 				m := runWorker(ctx, l, we, argv, evidence.Measurement{Lane: l.Name, Workload: w.Name, Phase: w.Phase, Role: role, Slot: slot + 1, Attempt: attempt})
 				out = append(out, m)
