@@ -88,9 +88,8 @@ class _EndOfTrace(Exception):
 
 
 def robust_cv(steps):
-    """A worker's robust CV as mkrelease computes it: the lane's warm-ups
-    dropped, then the worker's own rule (the slowest dropped, MAD/median)."""
-    return worker.settled_cv(steps[WARMUPS:])
+    """A worker's robust CV as mkrelease computes it, with the lane's warm-ups."""
+    return worker.settled_cv(steps, WARMUPS)
 
 
 def replay(calls, design):

@@ -96,8 +96,20 @@ class TimingRules(unittest.TestCase):
         self.assertEqual(len(timed), 10)
 
     def test_extra_rounds_stop_at_max_seconds(self):
-        best = worker.fastest_steps(lambda: 1.0 + random.random(), 12, 2, settled=0.0, max_seconds=60.0)
-        self.assertEqual(len(best), 12)
+        # Two rounds give the steps 1.0, 1.5, 2.0 in turn (36 s, far apart);
+        # every later timing is 2.0, so the 8 steps behind the pace never
+        # catch up, and the rounds over them stop once 60 s are spent: after
+        # two of them (52 s, then 68 s).
+        first = iter([1.0, 1.5, 2.0] * 8)
+        timed = []
+
+        def timing():
+            timed.append(len(timed))
+            return next(first, 2.0)
+
+        best = worker.fastest_steps(timing, 12, 2, settled=0.025, max_seconds=60.0)
+        self.assertEqual(best, [1.0, 1.5, 2.0] * 4)
+        self.assertEqual(len(timed), 24 + 2 * 8)
 
 
 class Replay(unittest.TestCase):
