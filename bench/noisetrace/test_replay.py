@@ -11,19 +11,22 @@ import replay  # noqa: E402
 import worker  # noqa: E402  (replay put backend/verifier on the path)
 
 
-def host_trace(seconds, call, seed, slow=1.6, fast_dwell=1.0, slow_dwell=2.0, jitter=0.01):
+def host_trace(seconds, call, seed, slow=1.6, fast_dwell=1.0, slow_dwell=2.0, jitter=0.01, slow_max=None):
     """Call times on a synthetic host that switches between full speed and
     ``slow`` times slower, staying in each state for an exponentially
     distributed time (means ``fast_dwell`` and ``slow_dwell`` seconds), as
-    the 2-core VM's host does."""
+    the 2-core VM's host does. With ``slow_max``, each slow spell runs at its
+    own speed, drawn between ``slow`` and ``slow_max`` times slower."""
     rng = random.Random(seed)
-    calls, now, fast = [], 0.0, True
+    calls, now, fast, level = [], 0.0, True, slow
     until = rng.expovariate(1 / fast_dwell)
     while now < seconds:
         if now >= until:
             fast = not fast
+            if not fast and slow_max is not None:
+                level = rng.uniform(slow, slow_max)
             until = now + rng.expovariate(1 / (fast_dwell if fast else slow_dwell))
-        t = call * (1 if fast else slow) * (1 + rng.uniform(0, jitter))
+        t = call * (1 if fast else level) * (1 + rng.uniform(0, jitter))
         calls.append(t)
         now += t
     return calls
@@ -141,6 +144,21 @@ class Replay(unittest.TestCase):
             before += replay.replay(calls, replay.ALL_STEPS)[0]
         self.assertLessEqual(max(now), 0.10, sorted(now)[-5:])
         self.assertGreater(sum(1 for cv in before if cv > 0.10), 3, sorted(before)[-5:])
+
+    def test_worker_design_outlasts_slow_spells_longer_than_12_seconds(self):
+        # The 16-core host's traces: slow spells of tens of seconds, each at
+        # its own speed (1.2-1.65x), between brief spells of full speed, and
+        # 2 ms calls. A worker that stops after 12 s of timings reports
+        # steps drawn from fast and slow spells alike; the worker's 45 s let
+        # them meet full speed.
+        now, before = [], []
+        for seed in range(3):
+            calls = host_trace(400, 0.002, seed=seed, slow=1.2, slow_max=1.65, fast_dwell=0.3, slow_dwell=15.0)
+            now += replay.replay(calls, replay.WORKER)[0]
+            before += replay.replay(calls, replay.CAP_12S)[0]
+        self.assertGreater(len(now), 500)
+        self.assertLessEqual(max(now), 0.10, sorted(now)[-5:])
+        self.assertGreater(sum(1 for cv in before if cv > 0.10), 2, sorted(before)[-5:])
 
     def test_robust_cv_as_mkrelease_computes_it(self):
         # 2 warm-ups dropped, then the slowest; 10 steps left: 1.4826 * MAD / median
