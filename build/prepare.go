@@ -30,6 +30,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,7 +49,9 @@ import (
 type Prepared struct {
 	// Found has the shape of release.lock and records what was found.
 	Found *lock.Lock
-	// Workspaces maps a source name to its prepared folder.
+	// Workspaces maps a source name to its prepared folder: a copy in
+	// Scratch, or, for a local source that is read in place (see
+	// ReadInPlace), the project's own folder.
 	Workspaces map[string]string
 	// Trees maps a source name to the sha256 of each file of its prepared
 	// folder (overlays applied), by slash-separated path: hashed once
@@ -79,6 +82,31 @@ type PrepareOptions struct {
 	// identity on disk (package digestmemo); the zero value hashes each
 	// one every time, as `mkrelease lock` does.
 	Digests digestmemo.Memo
+	// Trees remembers the digests of the files of local sources read in
+	// place (a table per folder, package digestmemo), so that a rebuild
+	// only reads the files that changed; the zero value hashes them all.
+	Trees digestmemo.Memo
+}
+
+// ReadInPlace says whether the local source s is read where it is, in the
+// project, rather than copied into the scratch folder first: when no
+// overlay applies to it and no build step builds it or uses it. Only the
+// wheel stage then reads it, and only the files hashed here, each checked
+// against its digest as it is packed (wheel.Member's SHA256), so a file
+// changed during the build stops it rather than entering a wheel. A source
+// that an overlay changes, or that a step sees, is copied: the overlay
+// needs a folder to write, and a step's sandbox gets the frozen copy,
+// never the project (which holds more than the tree, .git for one).
+func ReadInPlace(c *config.Config, s config.Source) bool {
+	if s.Kind() != config.SourceLocal || len(c.OverlaysOf(s.Name)) > 0 {
+		return false
+	}
+	for _, st := range c.Build.Steps {
+		if st.Source == s.Name || slices.Contains(st.Uses, s.Name) {
+			return false
+		}
+	}
+	return true
 }
 
 // Prepare materialises every source, applies the overlays and identifies the
@@ -104,11 +132,26 @@ func Prepare(ctx context.Context, o PrepareOptions) (*Prepared, error) {
 	var firstCommitTime int64
 	for _, s := range c.Sources {
 		ws := filepath.Join(o.Scratch, "src", s.Name)
-		facts, err := o.Fetcher.Materialize(ctx, s, ws, expected(o.Lock, s))
-		if err != nil {
-			return nil, err
+		var facts source.Facts
+		var sum treehash.Sum
+		var err error
+		if ReadInPlace(c, s) {
+			if ws, err = o.Fetcher.LocalFolder(s); err != nil {
+				return nil, err
+			}
+			memo := o.Trees.Table(ws)
+			sum, err = treehash.HashWith(ctx, ws, memo)
+			if err == nil {
+				if serr := memo.Save(); serr != nil {
+					log.Debug("digest table not saved", "source", s.Name, "err", serr)
+				}
+			}
+		} else {
+			if facts, err = o.Fetcher.Materialize(ctx, s, ws, expected(o.Lock, s)); err != nil {
+				return nil, err
+			}
+			sum, err = treehash.Hash(ctx, ws)
 		}
-		sum, err := treehash.Hash(ctx, ws)
 		if err != nil {
 			return nil, &source.Error{Source: s.Name, Msg: "hash pinned tree", Err: err}
 		}

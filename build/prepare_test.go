@@ -14,18 +14,21 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"github.com/mkrelease/mkrelease/internal/digestmemo"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/build/source"
+	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/digestmemo"
 )
 
 func TestConfigDrift(t *testing.T) {
@@ -467,5 +470,67 @@ func TestToolchainsFromTheirPath(t *testing.T) {
 	var te *ToolchainError
 	if !errors.As(err, &te) || !strings.Contains(err.Error(), "its folder .toolchains/missing (path in release.toml) is not there") {
 		t.Errorf("Toolchains with a missing folder = %v", err)
+	}
+}
+
+func TestReadInPlace(t *testing.T) {
+	base := "[project]\nname = \"demo\"\nversion = \"1.0\"\n[[target]]\nname = \"t1\"\n" +
+		"[[source]]\nname = \"loc\"\nlocal = \"src\"\n[[source]]\nname = \"other\"\nlocal = \"other\"\n"
+	for _, tt := range []struct {
+		name, extra string
+		want        bool
+	}{
+		{"only wheels read it", "", true},
+		{"an overlay changes it", "[[overlay]]\nname = \"fix\"\nsource = \"loc\"\npatch = \"fix.patch\"\n", false},
+		{"a step builds it", "[[build.step]]\nname = \"make\"\nsource = \"loc\"\nrun = [\"make\"]\noutputs = [\"x\"]\n", false},
+		{"a step uses it", "[[build.step]]\nname = \"make\"\nsource = \"other\"\nuses = [\"loc\"]\nrun = [\"make\"]\noutputs = [\"x\"]\n", false},
+		{"a step builds another source", "[[build.step]]\nname = \"make\"\nsource = \"other\"\nrun = [\"make\"]\noutputs = [\"x\"]\n", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := project(t, map[string]string{"release.toml": base + tt.extra, "src/a.txt": "a\n", "other/b.txt": "b\n", "fix.patch": ""})
+			s, _ := c.Source("loc")
+			if got := ReadInPlace(c, s); got != tt.want {
+				t.Errorf("ReadInPlace = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// A local source only wheels read is hashed where it is, in the project,
+// not copied; its digests are remembered in one table, and a file that
+// changes is hashed again.
+func TestPrepareReadsLocalSourcesInPlace(t *testing.T) {
+	c := project(t, map[string]string{
+		"release.toml": "[project]\nname = \"demo\"\nversion = \"1.0\"\n[[target]]\nname = \"t1\"\n[[source]]\nname = \"loc\"\nlocal = \"src\"\n",
+		"src/a.txt":    "a\n", "src/sub/b.txt": "b\n", "src/.git/HEAD": "not source\n",
+	})
+	memo := digestmemo.Memo{Dir: t.TempDir(), Now: func() time.Time { return time.Now().Add(time.Hour) }}
+	scratch := t.TempDir()
+	prepare := func() *Prepared {
+		t.Helper()
+		p, err := Prepare(context.Background(), PrepareOptions{Config: c, Fetcher: &source.Fetcher{ProjectDir: c.Dir, CacheDir: t.TempDir()},
+			Scratch: scratch, LockOnly: true, Trees: memo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := prepare()
+	if want := filepath.Join(c.Dir, "src"); p.Workspaces["loc"] != want {
+		t.Errorf("workspace %s, want the project's folder %s", p.Workspaces["loc"], want)
+	}
+	if left, _ := os.ReadDir(scratch); len(left) != 0 {
+		t.Errorf("copied into the scratch folder: %v", left)
+	}
+	want := map[string]string{"a.txt": checksum.Bytes([]byte("a\n")), "sub/b.txt": checksum.Bytes([]byte("b\n"))}
+	if !reflect.DeepEqual(p.Trees["loc"], want) {
+		t.Errorf("tree %v, want %v", p.Trees["loc"], want)
+	}
+	if tables, _ := os.ReadDir(filepath.Join(memo.Dir, "tables")); len(tables) != 1 {
+		t.Errorf("digest tables: %d, want 1", len(tables))
+	}
+	os.WriteFile(filepath.Join(c.Dir, "src", "a.txt"), []byte("A\n"), 0o644)
+	if got := prepare().Trees["loc"]["a.txt"]; got != checksum.Bytes([]byte("A\n")) {
+		t.Errorf("a changed file kept its old digest %s", got)
 	}
 }

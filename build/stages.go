@@ -51,6 +51,7 @@ func (s SourcesStage) Run(ctx context.Context, r *release.Release) error {
 		Config: r.Config, Lock: r.Lock, LockFile: r.LockFile, Relock: s.Relock,
 		Fetcher: &source.Fetcher{ProjectDir: r.Config.Dir, CacheDir: r.CacheDir, Logger: r.Logger},
 		Scratch: r.Scratch, Logger: r.Logger, Digests: digestmemo.Memo{Dir: release.DigestsDir(r.CacheDir)},
+		Trees: treeMemo(r),
 	})
 	if err != nil {
 		return err
@@ -58,6 +59,16 @@ func (s SourcesStage) Run(ctx context.Context, r *release.Release) error {
 	r.Found, r.Epoch, r.Trees = p.Found, p.Epoch, p.Trees
 	maps.Copy(s.Workspaces, p.Workspaces)
 	return nil
+}
+
+// treeMemo is where the sources stage remembers the digests of local
+// sources read in place: the cache's digests folder, unless the run uses
+// no cache (--no-cache hashes every file).
+func treeMemo(r *release.Release) digestmemo.Memo {
+	if r.NoCache {
+		return digestmemo.Memo{}
+	}
+	return digestmemo.Memo{Dir: release.DigestsDir(r.CacheDir)}
 }
 
 // CompileStage runs every build step for every selected target through the

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -52,8 +53,9 @@ type Member struct {
 	Mode fs.FileMode
 	// SHA256 is the hex sha256 of File's content when the caller already
 	// knows it (the file was hashed when it was prepared): CacheKey uses it
-	// instead of reading the file. Write reads and hashes every member
-	// itself whatever it says.
+	// instead of reading the file, and Write, which reads and hashes every
+	// member, refuses the member (a *ChangedError) when the content it
+	// read has another digest.
 	SHA256 string
 }
 
@@ -197,6 +199,22 @@ func newWorker() (*worker, error) {
 	return &worker{fw: fw, buf: make([]byte, 256<<10)}, nil
 }
 
+// ChangedError is a member whose file no longer has the digest it had
+// when it was prepared: it changed during the build.
+type ChangedError struct {
+	Wheel, Member, File string
+	Want, Got           string
+}
+
+// Error names the file and what to do.
+func (e *ChangedError) Error() string {
+	return fmt.Sprintf("wheel %s: %s (%s) changed during the build: sha256 %s, hashed as %s when the sources were prepared\n\thint: build again once nothing writes to it",
+		e.Wheel, e.Member, e.File, e.Got, e.Want)
+}
+
+// ExitCode is 1.
+func (e *ChangedError) ExitCode() int { return 1 }
+
 // Write writes the wheel into dir, atomically, and returns its digest and
 // RECORD. Members are hashed and compressed in parallel on all cores and
 // written in a fixed order.
@@ -290,6 +308,9 @@ func Write(ctx context.Context, c *Contents, dir string) (*Result, error) {
 		}
 		if j.err != nil {
 			return nil, fmt.Errorf("wheel %s: %w", c.Name, j.err)
+		}
+		if want, got := members[i].SHA256, hex.EncodeToString(j.sha); want != "" && got != want {
+			return nil, &ChangedError{Wheel: c.Name.String(), Member: members[i].Path, File: members[i].File, Want: want, Got: got}
 		}
 		if err := zw.Flush(); err != nil {
 			return nil, fmt.Errorf("wheel %s: %w", c.Name, err)

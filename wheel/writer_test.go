@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mkrelease/mkrelease/internal/checksum"
 )
 
 func sampleContents(t *testing.T) *Contents {
@@ -359,4 +362,42 @@ func readZip(t *testing.T, path string) (*zip.Reader, []byte) {
 		t.Fatal(err)
 	}
 	return zr, raw
+}
+
+// A member whose file no longer has the digest its caller hashed it with
+// (it changed during the build) stops the write: nothing is left in the
+// folder, and the error names the member, the file and the remedy.
+func TestWriteRefusesAMemberThatChanged(t *testing.T) {
+	c := sampleContents(t)
+	for i, m := range c.Members {
+		if m.File != "" {
+			sum, _, err := checksum.File(m.File)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Members[i].SHA256 = sum
+		}
+	}
+	if _, err := Write(context.Background(), c, t.TempDir()); err != nil {
+		t.Fatalf("members with their true digests: %v", err)
+	}
+	tool := c.Members[1]
+	os.WriteFile(tool.File, []byte("\x7fELF changed during the build"), 0o700)
+	dir := t.TempDir()
+	_, err := Write(context.Background(), c, dir)
+	var ce *ChangedError
+	if !errors.As(err, &ce) {
+		t.Fatalf("Write = %v, want a *ChangedError", err)
+	}
+	if ce.Member != tool.Path || ce.File != tool.File || ce.Want != tool.SHA256 || ce.Got != checksum.Bytes([]byte("\x7fELF changed during the build")) {
+		t.Errorf("ChangedError = %+v", ce)
+	}
+	for _, s := range []string{tool.Path, tool.File, "changed during the build", "hint: build again"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not say %q", err, s)
+		}
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("left in the folder: %v", left)
+	}
 }

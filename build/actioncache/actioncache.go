@@ -19,8 +19,16 @@
 //   - each output's mode is 0644 or 0755, its sha256 is 64 lowercase hex
 //     digits, and the stored file is a regular file of that mode;
 //   - out/ holds nothing but the listed files and their parent folders;
-//   - every file, re-hashed while it is copied out, has the recorded size
+//   - every file, re-hashed as it is put in place, has the recorded size
 //     and sha256.
+//
+// Files move in and out by hard links where the file system allows them, so
+// a large output (a wheel, a bundle) is stored and restored without copying
+// its bytes: Put links a file that has no other name and already has the
+// mode it records, else copies it; Restore links each stored file into the
+// destination, else copies it, and re-hashes it either way. A restored
+// output is then the stored file under a second name: a person who changes
+// it in place changes the entry, which the next Restore finds damaged.
 //
 // Failing to read the entry is the entry's fault (a [*CorruptError]).
 // Failing to write the destination (a full disk, an exhausted quota, a
@@ -64,6 +72,16 @@ type Cache struct {
 	// set it to make the destination fail (a full disk, a read-only file
 	// system).
 	openDst func(name string, flag int, perm fs.FileMode) (dstFile, error)
+	// link makes a hard link; nil means os.Link. Tests set it to one that
+	// fails, to take the copying path.
+	link func(oldname, newname string) error
+}
+
+func (c *Cache) hardLink(oldname, newname string) error {
+	if c.link != nil {
+		return c.link(oldname, newname)
+	}
+	return os.Link(oldname, newname)
 }
 
 // dstFile is what Restore needs of a destination file.
@@ -316,19 +334,30 @@ type restorer struct {
 	created []string // files and folders, in creation order
 }
 
-// copy copies one output into place while hashing it. A problem with the
-// stored file is returned as a reason (the entry's fault); a failure to
-// write the destination as a *WriteError.
+// copy puts one output in place and re-hashes it: a hard link to the
+// stored file where the file system allows one (no bytes are copied and
+// none need syncing: the entry was synced when it was stored), else a
+// copy, hashed as it is written and synced. A problem with the stored file
+// is returned as a reason (the entry's fault); a failure to write the
+// destination as a *WriteError.
+//
+// A linked output is the stored file under a second name: changing it in
+// place (nothing in mkrelease does; a person might) changes the entry,
+// which the next restore finds damaged, deletes and writes again.
 func (r *restorer) copy(from string, o Output) (reason string, err error) {
+	to := filepath.Join(r.dst, filepath.FromSlash(o.Path))
+	if err := r.mkdirs(path.Dir(o.Path)); err != nil {
+		return "", err
+	}
+	if r.c.hardLink(from, to) == nil {
+		r.created = append(r.created, to)
+		return checkLinked(to, o), nil
+	}
 	in, err := os.Open(from)
 	if err != nil {
 		return o.Path + ": " + err.Error(), nil
 	}
 	defer in.Close()
-	to := filepath.Join(r.dst, filepath.FromSlash(o.Path))
-	if err := r.mkdirs(path.Dir(o.Path)); err != nil {
-		return "", err
-	}
 	open := r.c.openDst
 	if open == nil {
 		open = func(name string, flag int, perm fs.FileMode) (dstFile, error) { return os.OpenFile(name, flag, perm) }
@@ -364,6 +393,29 @@ func (r *restorer) copy(from string, o Output) (reason string, err error) {
 		return fmt.Sprintf("%s: sha256 %s, recorded %s", o.Path, sum, o.SHA256), nil
 	}
 	return "", nil
+}
+
+// checkLinked re-hashes the output o linked at to and returns why it is not
+// the recorded file, or "".
+func checkLinked(to string, o Output) string {
+	f, err := os.Open(to)
+	if err != nil {
+		return o.Path + ": " + err.Error()
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.CopyBuffer(h, io.LimitReader(f, o.Size+1), make([]byte, 256<<10))
+	switch sum := hex.EncodeToString(h.Sum(nil)); {
+	case err != nil:
+		return o.Path + ": " + err.Error()
+	case n > o.Size:
+		return fmt.Sprintf("%s: more than the recorded %d bytes", o.Path, o.Size)
+	case n < o.Size:
+		return fmt.Sprintf("%s: %d bytes, recorded %d", o.Path, n, o.Size)
+	case sum != o.SHA256:
+		return fmt.Sprintf("%s: sha256 %s, recorded %s", o.Path, sum, o.SHA256)
+	}
+	return ""
 }
 
 // copyTo copies in to both out and h, telling read errors from write errors.
@@ -449,7 +501,14 @@ func (c *Cache) Put(key, step, target, src string, outputs []string, log []byte)
 			return nil, fmt.Errorf("output %s: not a regular file", p)
 		}
 		mode := treehash.NormalMode(st.Mode())
-		sum, n, err := copyHashed(from, filepath.Join(tmp, "out", filepath.FromSlash(p)), mode)
+		to := filepath.Join(tmp, "out", filepath.FromSlash(p))
+		var sum string
+		var n int64
+		if onlyName(st) && st.Mode().Perm() == mode {
+			sum, n, err = c.linkHashed(from, to)
+		} else {
+			sum, n, err = copyHashed(from, to, mode)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("write action cache: %w", err)
 		}
@@ -539,6 +598,38 @@ func canonicalOutputs(outputs []string) ([]string, error) {
 	}
 	sort.Strings(clean)
 	return clean, nil
+}
+
+// linkHashed stores the file from as to by a second name (a hard link,
+// where the file system allows one; else a copy), so that storing a large
+// output copies nothing; it fsyncs it and returns its sha256 and size. Put
+// links only a file with no other name whose mode is already the one it
+// stores, so linking changes nothing anyone else sees.
+func (c *Cache) linkHashed(from, to string) (string, int64, error) {
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return "", 0, err
+	}
+	if err := c.hardLink(from, to); err != nil {
+		st, serr := os.Stat(from)
+		if serr != nil {
+			return "", 0, serr
+		}
+		return copyHashed(from, to, st.Mode().Perm())
+	}
+	f, err := os.Open(to)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.CopyBuffer(h, f, make([]byte, 256<<10))
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
 // copyHashed copies a regular file, fsyncs it and returns its sha256 and size.

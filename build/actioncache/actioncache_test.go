@@ -8,9 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/mkrelease/mkrelease/internal/checksum"
 )
 
 const (
@@ -252,27 +255,79 @@ var damageCases = []struct {
 // Every kind of damage is detected, the entry is removed, and nothing is
 // left in the destination.
 func TestRestoreRefusesDamage(t *testing.T) {
-	for _, tc := range damageCases {
-		t.Run(tc.name, func(t *testing.T) {
-			c, _ := putSample(t)
-			tc.damage(t, c.entryDir(key))
+	for _, how := range []string{"link", "copy"} {
+		for _, tc := range damageCases {
+			t.Run(how+"/"+tc.name, func(t *testing.T) { restoreDamaged(t, how, tc.damage, tc.reason) })
+		}
+	}
+}
+
+// noLink makes Restore copy, as across file systems.
+func noLink(string, string) error { return syscall.EXDEV }
+
+// restoreDamaged restores the sample entry after damage, linking or (how
+// "copy") copying, and checks that it is refused for reason and removed.
+func restoreDamaged(t *testing.T, how string, damage func(*testing.T, string), reason string) {
+	c, _ := putSample(t)
+	if how == "copy" {
+		c.link = noLink
+	}
+	damage(t, c.entryDir(key))
+	dst := t.TempDir()
+	_, err := c.Restore(key, step, target, declared, dst)
+	var ce *CorruptError
+	if !errors.As(err, &ce) {
+		t.Fatalf("Restore = %v, want CorruptError", err)
+	}
+	if ce.Key != key || !strings.Contains(ce.Reason, reason) {
+		t.Errorf("CorruptError = %+v, want key %s and a reason with %q", ce, key, reason)
+	}
+	if _, err := os.Stat(c.entryDir(key)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("damaged entry still present (%v)", err)
+	}
+	if left := filesIn(t, dst); len(left) > 0 {
+		t.Errorf("left in destination: %v", left)
+	}
+	if _, err := c.Restore(key, step, target, declared, dst); !errors.Is(err, ErrMiss) {
+		t.Errorf("second Restore = %v, want ErrMiss", err)
+	}
+}
+
+// Restore links the stored files where it can (no bytes copied) and copies
+// them where it cannot; both give the recorded files, and a linked one
+// changed in place is found on the next restore, never served.
+func TestRestoreLinksOrCopies(t *testing.T) {
+	for _, how := range []string{"link", "copy"} {
+		t.Run(how, func(t *testing.T) {
+			c, e := putSample(t)
+			if how == "copy" {
+				c.link = noLink
+			}
 			dst := t.TempDir()
-			_, err := c.Restore(key, step, target, declared, dst)
+			if _, err := c.Restore(key, step, target, declared, dst); err != nil {
+				t.Fatal(err)
+			}
+			stored, _ := os.Stat(filepath.Join(c.entryDir(key), "out", "tool"))
+			restored, _ := os.Stat(filepath.Join(dst, "tool"))
+			if same := os.SameFile(stored, restored); same != (how == "link") {
+				t.Errorf("restored tool is the stored file: %v, want %v", same, how == "link")
+			}
+			for _, o := range e.Outputs {
+				if sum, _, err := checksum.File(filepath.Join(dst, filepath.FromSlash(o.Path))); err != nil || sum != o.SHA256 {
+					t.Errorf("%s: %s %v, want %s", o.Path, sum, err, o.SHA256)
+				}
+			}
+			// A person edits the output in place.
+			if err := os.WriteFile(filepath.Join(dst, "tool"), []byte("#!/bin/sh\necho hacked\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			_, err := c.Restore(key, step, target, declared, t.TempDir())
 			var ce *CorruptError
-			if !errors.As(err, &ce) {
-				t.Fatalf("Restore = %v, want CorruptError", err)
+			if how == "link" && !errors.As(err, &ce) {
+				t.Errorf("Restore after the linked output changed = %v, want a CorruptError", err)
 			}
-			if ce.Key != key || !strings.Contains(ce.Reason, tc.reason) {
-				t.Errorf("CorruptError = %+v, want key %s and a reason with %q", ce, key, tc.reason)
-			}
-			if _, err := os.Stat(c.entryDir(key)); !errors.Is(err, fs.ErrNotExist) {
-				t.Errorf("damaged entry still present (%v)", err)
-			}
-			if left := filesIn(t, dst); len(left) > 0 {
-				t.Errorf("left in destination: %v", left)
-			}
-			if _, err := c.Restore(key, step, target, declared, dst); !errors.Is(err, ErrMiss) {
-				t.Errorf("second Restore = %v, want ErrMiss", err)
+			if how == "copy" && err != nil {
+				t.Errorf("Restore after the copied output changed = %v, want the entry served", err)
 			}
 		})
 	}
@@ -402,6 +457,7 @@ func TestRestoreDestinationFailure(t *testing.T) {
 			}
 			c, _ := putSample(t)
 			c.openDst = tc.open
+			c.link = noLink
 			dst := t.TempDir()
 			_, err := c.Restore(key, step, target, declared, dst)
 			var we *WriteError
@@ -531,5 +587,47 @@ func TestPutOutputs(t *testing.T) {
 				t.Errorf("outputs = %+v, want lib/x.so and tool", e.Outputs)
 			}
 		})
+	}
+}
+
+// Put stores a large output by a second name rather than a copy, but only
+// a file nobody else names and whose mode it keeps: a file with another
+// name, or a mode Put normalises, is copied, so storing changes nothing
+// anyone else sees.
+func TestPutLinksOnlyUnsharedFiles(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("Put copies where it cannot count a file's names")
+	}
+	c := &Cache{Dir: t.TempDir()}
+	src := t.TempDir()
+	mustWrite(t, filepath.Join(src, "alone"), "one name", 0o644)
+	mustWrite(t, filepath.Join(src, "shared"), "two names", 0o644)
+	if err := os.Link(filepath.Join(src, "shared"), filepath.Join(t.TempDir(), "other-name")); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	mustWrite(t, filepath.Join(src, "private"), "mode 0600", 0o600)
+	outputs := []string{"alone", "shared", "private"}
+	e, err := c.Put(key, step, target, src, outputs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, linked := range map[string]bool{"alone": true, "shared": false, "private": false} {
+		a, _ := os.Stat(filepath.Join(src, name))
+		b, _ := os.Stat(filepath.Join(c.entryDir(key), "out", name))
+		if os.SameFile(a, b) != linked {
+			t.Errorf("%s: stored as the same file: %v, want %v", name, !linked, linked)
+		}
+	}
+	if st, _ := os.Stat(filepath.Join(src, "private")); st.Mode().Perm() != 0o600 {
+		t.Errorf("Put changed the mode of the file it read: %v", st.Mode())
+	}
+	for _, o := range e.Outputs {
+		want := checksum.Bytes(map[string][]byte{"alone": []byte("one name"), "shared": []byte("two names"), "private": []byte("mode 0600")}[o.Path])
+		if o.SHA256 != want || o.Mode != 0o644 {
+			t.Errorf("%s: recorded %s %v, want %s 0644", o.Path, o.SHA256, o.Mode, want)
+		}
+	}
+	if _, err := c.Restore(key, step, target, outputs, t.TempDir()); err != nil {
+		t.Errorf("Restore after Put: %v", err)
 	}
 }

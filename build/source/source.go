@@ -163,11 +163,27 @@ var materializers = map[string]materializer{
 
 // --- local ---
 
+// LocalFolder returns the absolute path of the project folder of the local
+// source s, refusing one that is not a folder.
+func (f *Fetcher) LocalFolder(s config.Source) (string, error) {
+	dir, err := filepath.Abs(filepath.Join(f.ProjectDir, filepath.FromSlash(s.Local)))
+	if err == nil {
+		var st os.FileInfo
+		if st, err = os.Stat(dir); err == nil && !st.IsDir() {
+			err = errors.New("not a folder")
+		}
+	}
+	if err != nil {
+		return "", &Error{Source: s.Name, Msg: fmt.Sprintf("local folder %s not found", s.Local), Hint: "fix `local` in release.toml"}
+	}
+	return dir, nil
+}
+
 // local copies the project folder s.Local.
 func (f *Fetcher) local(ctx context.Context, s config.Source, dst string, _ Expected) (Facts, error) {
-	dir := filepath.Join(f.ProjectDir, filepath.FromSlash(s.Local))
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return Facts{}, &Error{Source: s.Name, Msg: fmt.Sprintf("local folder %s not found", s.Local), Hint: "fix `local` in release.toml"}
+	dir, err := f.LocalFolder(s)
+	if err != nil {
+		return Facts{}, err
 	}
 	if err := treehash.Copy(ctx, dir, dst); err != nil {
 		return Facts{}, &Error{Source: s.Name, Msg: "copy", Err: err}

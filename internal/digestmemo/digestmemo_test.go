@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,7 +17,8 @@ func TestMemo(t *testing.T) {
 		t.Skip("no file identity here: every call hashes")
 	}
 	dir := t.TempDir()
-	m := Memo{Dir: filepath.Join(dir, "memo")}
+	// A clock an hour ahead: the files written below are not racy.
+	m := Memo{Dir: filepath.Join(dir, "memo"), Now: func() time.Time { return time.Now().Add(time.Hour) }}
 	exe := filepath.Join(dir, "cc")
 	write := func(content string) {
 		t.Helper()
@@ -75,6 +78,138 @@ func TestMemo(t *testing.T) {
 	// Missing file: an error, no memo.
 	if _, _, err := m.SHA256(filepath.Join(dir, "absent")); err == nil {
 		t.Error("a missing file has a digest")
+	}
+}
+
+// A file changed within Racy of its hash is not remembered: a write in the
+// same clock tick could leave its identity unchanged.
+func TestRacyFilesAreNotRemembered(t *testing.T) {
+	if !identities {
+		t.Skip("no file identity here: every call hashes")
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	os.WriteFile(p, []byte("fresh"), 0o644)
+	m := Memo{Dir: filepath.Join(dir, "memo")}
+	if _, _, err := m.SHA256(p); err != nil {
+		t.Fatal(err)
+	}
+	if es, _ := os.ReadDir(m.Dir); len(es) != 0 {
+		t.Errorf("a file written just now was remembered (%d memos)", len(es))
+	}
+	tab := m.Table(dir)
+	if _, _, err := tab.SHA256(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Table(dir).old; len(got) != 0 {
+		t.Errorf("a table remembered a file written just now: %v", got)
+	}
+}
+
+func TestTable(t *testing.T) {
+	if !identities {
+		t.Skip("no file identity here: every call hashes")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	os.MkdirAll(src, 0o755)
+	m := Memo{Dir: filepath.Join(dir, "memo"), Now: func() time.Time { return time.Now().Add(time.Hour) }}
+	files := map[string]string{"a": "alpha", "b c": "bravo charlie", "d": "delta"}
+	for n, c := range files {
+		os.WriteFile(filepath.Join(src, n), []byte(c), 0o644)
+	}
+	run := func(step string, want map[string]string) {
+		t.Helper()
+		tab := m.Table(src)
+		var wg sync.WaitGroup
+		for n, c := range want {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				got, size, err := tab.SHA256(filepath.Join(src, n))
+				if err != nil || got != checksum.Bytes([]byte(c)) || size != int64(len(c)) {
+					t.Errorf("%s: %s = %s %d %v, want the digest of %q", step, n, got, size, err, c)
+				}
+			}()
+		}
+		wg.Wait()
+		if err := tab.Save(); err != nil {
+			t.Fatalf("%s: save: %v", step, err)
+		}
+	}
+	run("first", files)
+	tables := mustReadDir(t, filepath.Join(m.Dir, "tables"))
+	if len(tables) != 1 {
+		t.Fatalf("tables: %d, want 1", len(tables))
+	}
+	file := filepath.Join(m.Dir, "tables", tables[0].Name())
+	if got := len(m.Table(src).old); got != 3 {
+		t.Fatalf("rows remembered: %d, want 3", got)
+	}
+
+	// The table is what answers: a valid row with another digest is used.
+	fake := checksum.Bytes([]byte("other"))
+	data, _ := os.ReadFile(file)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	var faked []string
+	for _, l := range lines {
+		faked = append(faked, fake+l[64:])
+	}
+	os.WriteFile(file, []byte(strings.Join(faked, "\n")+"\n"), 0o644)
+	if got, _, _ := m.Table(src).SHA256(filepath.Join(src, "b c")); got != fake {
+		t.Fatalf("a valid row was not used: got %s", got)
+	}
+	os.WriteFile(file, data, 0o644)
+
+	// A changed file is hashed again; a file that left is forgotten.
+	os.WriteFile(filepath.Join(src, "a"), []byte("ALPHA"), 0o644)
+	os.Remove(filepath.Join(src, "d"))
+	delete(files, "d")
+	files["a"] = "ALPHA"
+	run("changed", files)
+	if got := m.Table(src).old; len(got) != 2 || got[filepath.Join(src, "d")].sha != "" {
+		t.Errorf("after a file left: rows %v, want a and b c", got)
+	}
+
+	// A damaged table is ignored and replaced.
+	os.WriteFile(file, []byte("garbage\n"+fake+" x y z\n"), 0o644)
+	run("damaged", files)
+	if got := len(m.Table(src).old); got != 2 {
+		t.Errorf("rows after a damaged table: %d, want 2", got)
+	}
+
+	// The zero Memo's table hashes every time and saves nothing.
+	tab := Memo{}.Table(src)
+	if got, _, err := tab.SHA256(filepath.Join(src, "a")); err != nil || got != checksum.Bytes([]byte("ALPHA")) {
+		t.Errorf("zero Memo table: %s %v", got, err)
+	}
+	if err := tab.Save(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestParseRow(t *testing.T) {
+	sha := checksum.Bytes(nil)
+	for _, tt := range []struct {
+		line, path string
+		ok         bool
+	}{
+		{sha + " 0 1 2 3 4 a", "a", true},
+		{sha + " 5 1 2 3 4 a b c", "a b c", true},
+		{sha + " -1 1 2 3 4 a", "", false},
+		{sha + " 0 1 2 3 4 ", "", false},
+		{sha + " 0 1 2 3 a", "", false},
+		{sha + " 0 1 x 3 4 a", "", false},
+		{"XYZ 0 1 2 3 4 a", "", false},
+		{"", "", false},
+	} {
+		p, _, ok := parseRow(tt.line)
+		if ok != tt.ok || p != tt.path {
+			t.Errorf("parseRow(%q) = %q %v, want %q %v", tt.line, p, ok, tt.path, tt.ok)
+		}
 	}
 }
 

@@ -104,8 +104,19 @@ func List(root string) ([]string, error) {
 	return files, nil
 }
 
+// Hasher gives the sha256 of a file, perhaps from a memo of earlier runs
+// (digestmemo's Table).
+type Hasher interface {
+	SHA256(path string) (sha string, size int64, err error)
+}
+
 // Hash computes the Sum of the tree at root, hashing files on all cores.
 func Hash(ctx context.Context, root string) (Sum, error) {
+	return HashWith(ctx, root, nil)
+}
+
+// HashWith is Hash with the files' digests asked of h (nil: read them).
+func HashWith(ctx context.Context, root string, h Hasher) (Sum, error) {
 	names, err := List(root)
 	if err != nil {
 		return Sum{}, err
@@ -126,7 +137,12 @@ func Hash(ctx context.Context, root string) (Sum, error) {
 				if errs[w] != nil {
 					continue
 				}
-				files[i].SHA256, errs[w] = hashFile(filepath.Join(root, filepath.FromSlash(files[i].Path)))
+				p := filepath.Join(root, filepath.FromSlash(files[i].Path))
+				if h != nil {
+					files[i].SHA256, _, errs[w] = h.SHA256(p)
+				} else {
+					files[i].SHA256, errs[w] = hashFile(p)
+				}
 			}
 		}(w)
 	}

@@ -2,11 +2,15 @@ package treehash
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"golang.org/x/mod/sumdb/dirhash"
@@ -116,5 +120,40 @@ func TestParseLineRoundTrip(t *testing.T) {
 		if _, err := ParseLine(bad); err == nil {
 			t.Errorf("ParseLine(%q) accepted", bad)
 		}
+	}
+}
+
+// fakeHasher answers every file with the digest of its base name and
+// counts the calls.
+type fakeHasher struct{ calls atomic.Int32 }
+
+func (f *fakeHasher) SHA256(p string) (string, int64, error) {
+	f.calls.Add(1)
+	sum := sha256.Sum256([]byte(filepath.Base(p)))
+	return hex.EncodeToString(sum[:]), 0, nil
+}
+
+func TestHashWithAsksTheHasher(t *testing.T) {
+	root := writeTree(t, map[string]string{"a": "1", "sub/b": "2", "c": "3"})
+	h := &fakeHasher{}
+	got, err := HashWith(context.Background(), root, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.calls.Load() != 3 {
+		t.Errorf("hasher calls: %d, want 3", h.calls.Load())
+	}
+	for _, f := range got.Files {
+		sum := sha256.Sum256([]byte(path.Base(f.Path)))
+		if f.SHA256 != hex.EncodeToString(sum[:]) {
+			t.Errorf("%s: %s is not the hasher's answer", f.Path, f.SHA256)
+		}
+	}
+	if got.H1 != H1(got.Files) {
+		t.Errorf("H1 %s is not computed from the hasher's digests", got.H1)
+	}
+	plain, _ := Hash(context.Background(), root)
+	if plain.H1 == got.H1 {
+		t.Error("Hash and HashWith(fake) agree: the hasher was not used")
 	}
 }

@@ -345,11 +345,17 @@ func (s Stage) resolve(r *release.Release, t config.Target, w config.Wheel, in c
 	// known gives the sha256 an earlier stage computed for the file at
 	// slash path p below `from`'s base, or "".
 	var known func(p string) string
+	// list gives the files of the folder `from` names; a source's are
+	// those of its hashed tree, not what its folder holds now (a local
+	// source may be read in place, and a file added during the build is
+	// not part of the source).
+	list := treehash.List
 	switch {
 	case in.Source != "":
 		base, what = s.Workspaces[in.Source], "source "+in.Source
 		tree := r.Trees[in.Source]
 		known = func(p string) string { return tree[p] }
+		list = func(dir string) ([]string, error) { return treeFiles(tree, in.From), nil }
 	default:
 		step, ok := stepByName(r.Config, in.Step)
 		if !ok || !step.AppliesTo(t.Name) {
@@ -379,7 +385,7 @@ func (s Stage) resolve(r *release.Release, t config.Target, w config.Wheel, in c
 		}
 		return []wheel.Member{{Path: to, File: src, Mode: treehash.NormalMode(st.Mode()), SHA256: known(in.From)}}, nil
 	}
-	names, err := treehash.List(src)
+	names, err := list(src)
 	if err != nil {
 		return nil, &Error{Wheel: w.Name, Target: t.Name, Msg: err.Error()}
 	}
@@ -399,6 +405,23 @@ func (s Stage) resolve(r *release.Release, t config.Target, w config.Wheel, in c
 			SHA256: known(path.Join(in.From, n))})
 	}
 	return out, nil
+}
+
+// treeFiles lists the files of tree (slash paths to digests) below the
+// folder from, relative to it and sorted.
+func treeFiles(tree map[string]string, from string) []string {
+	prefix := path.Clean(from) + "/"
+	if prefix == "./" {
+		prefix = ""
+	}
+	var out []string
+	for p := range tree {
+		if rest, ok := strings.CutPrefix(p, prefix); ok {
+			out = append(out, rest)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func stepByName(c *config.Config, name string) (config.Step, bool) {
