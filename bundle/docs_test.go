@@ -31,7 +31,7 @@ func TestInstallScript(t *testing.T) {
 		"#!/bin/sh\n", `sha256sum "$1" | cut -d ' ' -f 1`, `shasum -a 256 "$1" | cut -d ' ' -f 1`,
 		"in [(3, 11), (3, 12), (3, 13)]", `case $m in 13|12|11) printf '%s\n' "$m" ;;`, `printf '%s\n' "$d"/python3 | LC_ALL=C sort`,
 		`[ -z "${PYENV_ROOT:-}" ] || root="${PYENV_ROOT}"`, `case $root in /*) printf '%s\n' "$root"/versions/*/bin/python3.[0-9]* ;; esac`,
-		`case ${p##*/} in python3|python3.[0-9]*) ;;`,
+		`case ${p##*/} in python3|python3.[0-9]|python3.[0-9][0-9]|python3.[0-9]*) ;;`,
 		"done <<'EOF'\n" + digest('e') + "  INSTALL.md\n" + digest('f') + "  requirements.txt\nEOF\n", "case $os in\nLinux)",
 		`for f in $(find wheels dependencies ! -type d -print); do`, "x86_64|amd64) platform_ok=1 ;;",
 		"unset \"$name\"", "PIP_CONFIG_FILE=/dev/null", `"$python" -I -m venv "$venv"`, `rm -rf -- "$venv"`,
@@ -72,9 +72,9 @@ func TestInstallScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"vpy=$venv/Scripts/python.exe", "MINGW*|MSYS*|CYGWIN*|Windows_NT)",
-		`printf '%s\n' "$d"/python.exe | LC_ALL=C sort`, `printf '%s\n' "$d"/python3.[0-9]*.exe | LC_ALL=C sort`,
+		`printf '%s\n' "$d"/python.exe | LC_ALL=C sort`, `printf '%s\n' "$d"/python3.[0-9].exe | LC_ALL=C sort`, `printf '%s\n' "$d"/python3.[0-9][0-9].exe | LC_ALL=C sort`,
 		`root="$(shell_path "${USERPROFILE}")"/.pyenv/pyenv-win`, `"$root"/versions/*/python.exe`, `cygpath -u "$1"`,
-		`case ${p##*/} in python.exe|python3.exe|python3.[0-9]*.exe) ;;`} {
+		`case ${p##*/} in python.exe|python3.exe|python3.[0-9].exe|python3.[0-9][0-9].exe) ;;`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("install.sh for win_amd64 lacks %q", want)
 		}

@@ -16,11 +16,16 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/mkrelease/mkrelease/internal/testnginx"
 )
 
-// mkrelease is the binary under test, built once by TestMain.
-var mkrelease string
+// mkrelease is the binary under test, and hookedMkrelease the same built
+// with the test hooks (internal/testhook) compiled in: TestMain builds both
+// once, side by side, for every test of the package.
+var mkrelease, hookedMkrelease string
 
 // repoRoot is the mkrelease checkout.
 var repoRoot string
@@ -35,11 +40,29 @@ func TestMain(m *testing.M) {
 		wd, _ := os.Getwd()
 		repoRoot = filepath.Dir(wd)
 		mkrelease = filepath.Join(dir, "mkrelease")
-		cmd := exec.Command("go", "build", "-o", mkrelease, "./cmd/mkrelease")
-		cmd.Dir = repoRoot
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building mkrelease: %v\n%s", err, out)
-			return 1
+		hookedMkrelease = filepath.Join(dir, "mkrelease-hooks")
+		builds := [][]string{
+			{"build", "-o", mkrelease, "./cmd/mkrelease"},
+			{"build", "-tags", "mkrelease_testhooks", "-o", hookedMkrelease, "./cmd/mkrelease"},
+		}
+		errs := make([]error, len(builds))
+		outs := make([][]byte, len(builds))
+		var wg sync.WaitGroup
+		for i, args := range builds {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cmd := exec.Command("go", args...)
+				cmd.Dir = repoRoot
+				outs[i], errs[i] = cmd.CombinedOutput()
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "go %s: %v\n%s", strings.Join(builds[i], " "), err, outs[i])
+				return 1
+			}
 		}
 		return m.Run()
 	}()
@@ -240,7 +263,10 @@ func wheelName(dist, target string) string {
 // `file`, `readelf` and debug/macho and debug/pe, the x86_64 ones running
 // under both profiles, a second build running no action, a build of x86_64
 // alone writing that target's files byte for byte as the full build did,
-// and a damaged cache entry being rebuilt.
+// and a damaged cache entry being rebuilt. These two are the package's
+// only builds that compile the four targets (about 3 minutes each here):
+// the release built on many machines is served from the remote cache the
+// second one filled, and reproduce uses the second one's cache.
 func TestEmbeddedDefault(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the backend for four targets twice")
@@ -254,8 +280,31 @@ func TestEmbeddedDefault(t *testing.T) {
 	ownToolchains(t, b.dir)
 	b.env = []string{"HOME=" + t.TempDir(), "TZ=Pacific/Kiritimati", "LANG=de_DE.UTF-8", "LC_ALL=de_DE.UTF-8", "MKRELEASE_CACHE=" + filepath.Join(b.dir, "..", "cache")}
 
+	// b's build fills a remote action cache (nginx) as it runs every
+	// action: the matrix legs below, each on an empty local cache, are
+	// served from it as a release workflow's legs are, instead of
+	// compiling the four targets a third time.
+	var remote *testnginx.Server
+	if testnginx.Installed() {
+		var err error
+		if remote, err = testnginx.Start(t.TempDir()); err != nil {
+			t.Fatal(err)
+		}
+		defer remote.Stop()
+	}
 	outA := a.mustMkrelease(t, "build")
-	b.mustMkrelease(t, "build")
+	if remote != nil {
+		out := b.mustMkrelease(t, "build", "--remote-cache", remote.CacheURL, "--json")
+		var rep struct {
+			Run   int `json:"actions_run"`
+			Total int `json:"actions_total"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Run != 9 || rep.Total != 9 {
+			t.Fatalf("b's build on an empty local cache and an empty remote cache: %+v %v, want its 9 actions run\n%s", rep, err, out)
+		}
+	} else {
+		b.mustMkrelease(t, "build")
+	}
 	if !strings.Contains(outA, "sandboxed (bubblewrap") || !strings.Contains(outA, "network isolated") {
 		t.Errorf("build output does not say the steps were sandboxed and network isolated:\n%s", outA)
 	}
@@ -327,11 +376,17 @@ func TestEmbeddedDefault(t *testing.T) {
 
 	evidence := t.TempDir()
 	if t.Run("evidence", func(t *testing.T) { checkEvidence(t, a, b, evidence) }) {
-		t.Run("release on many machines", func(t *testing.T) { checkReleaseMatrix(t, a, evidence) })
+		t.Run("release on many machines", func(t *testing.T) { checkReleaseMatrix(t, a, remote, evidence) })
 	}
 
+	// An auditor's reproduce rebuilds on a fresh action cache; here it uses
+	// b's, which b's build filled by running every action on empty caches:
+	// that cold build is the one the reproducible check above compares with
+	// a's file by file, and the fresh-cache path of reproduce (and its naming
+	// of what differs) is TestReproduce's. A third cold build of the four
+	// targets would show nothing more.
 	t.Run("reproduce from a fresh copy", func(t *testing.T) {
-		out := b.mustMkrelease(t, "reproduce", filepath.Join(a.dir, "dist"))
+		out := b.mustMkrelease(t, "reproduce", "--use-cache", filepath.Join(a.dir, "dist"))
 		if !strings.Contains(out, "reproduced") || strings.Contains(out, "DIFFERS") {
 			t.Errorf("reproduce:\n%s", out)
 		}

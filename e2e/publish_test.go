@@ -808,17 +808,10 @@ func TestPublishCrashSafety(t *testing.T) {
 	a := gateProject(t)
 	b := variant(t, a, func(dir string) { setVersion(t, dir, "2.1") })
 	pub := filepath.Join(a.dir, ".mkrelease", "dev.pub")
-	bin := filepath.Join(t.TempDir(), "mkrelease-hooks")
+	bin := hookedMkrelease
 	inParallel(t, "prepare", map[string]func(t *testing.T){
 		"evidence 2.0": func(t *testing.T) { runEvidence(t, a, "2.0", passing()) },
 		"evidence 2.1": func(t *testing.T) { runEvidence(t, b, "2.1", passing()) },
-		"build the hooked binary": func(t *testing.T) {
-			cmd := exec.Command("go", "build", "-tags", "mkrelease_testhooks", "-o", bin, "./cmd/mkrelease")
-			cmd.Dir = repoRoot
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("go build -tags mkrelease_testhooks: %v\n%s", err, out)
-			}
-		},
 	})
 
 	// clean: 2.0 published, nothing else.

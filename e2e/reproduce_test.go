@@ -69,13 +69,7 @@ func TestReproduce(t *testing.T) {
 	})
 
 	t.Run("non-determinism is named", func(t *testing.T) {
-		hooked := filepath.Join(t.TempDir(), "mkrelease-hooks")
-		cmd := exec.Command("go", "build", "-tags", "mkrelease_testhooks", "-o", hooked, "./cmd/mkrelease")
-		cmd.Dir = repoRoot
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("build with test hooks: %v\n%s", err, out)
-		}
-		c := exec.Command(hooked, "reproduce", dist)
+		c := exec.Command(hookedMkrelease, "reproduce", dist)
 		c.Dir = fresh.dir
 		c.Env = append(append([]string{"PATH=" + os.Getenv("PATH")}, fresh.env...), "MKRELEASE_TEST_NONDETERMINISM=wheel-generator")
 		out, err := c.CombinedOutput()

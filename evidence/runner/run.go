@@ -215,7 +215,15 @@ func (r *evidenceRun) runLanes(ctx context.Context) error {
 	for _, l := range r.lanes {
 		venv := filepath.Join(work, "venvs", l.Name)
 		log.Info("installing the bundle offline", "lane", l.Name, "bundle", filepath.Base(r.bundlePath))
-		inst, err := bundle.Install(ctx, r.opened, bundle.InstallOptions{Venv: venv, Python: o.Python, Getenv: o.Getenv})
+		// Every lane's virtualenv is made with the interpreter the first
+		// one chose: the lanes run on one Python, and the search for
+		// interpreters (seconds where version managers' shims are on PATH)
+		// runs once.
+		python := o.Python
+		if r.python != "" {
+			python = r.python
+		}
+		inst, err := bundle.Install(ctx, r.opened, bundle.InstallOptions{Venv: venv, Python: python, Getenv: o.Getenv})
 		if err != nil {
 			return fmt.Errorf("evidence: lane %s: %w", l.Name, err)
 		}

@@ -87,7 +87,7 @@ func LayoutFor(goos string) Layout {
 		// install Python from the Store: asked its version, it fails, and
 		// is skipped.
 		return Layout{
-			OnPath: []string{"python.exe", "python3.exe", "python3.[0-9]*.exe"},
+			OnPath: []string{"python.exe", "python3.exe", "python3.[0-9].exe", "python3.[0-9][0-9].exe"},
 			Managers: []Manager{
 				{Name: "pyenv", RootEnv: "PYENV_ROOT", HomeEnv: "USERPROFILE", Default: ".pyenv/pyenv-win", Glob: "versions/*/python.exe"},
 				{Name: "uv", HomeEnv: "APPDATA", Default: "uv/python", Glob: "*/python.exe"},
@@ -96,7 +96,10 @@ func LayoutFor(goos string) Layout {
 		}
 	}
 	return Layout{
-		OnPath: []string{"python3", "python3.[0-9]*"},
+		// Only the names of interpreters: on PATH a version manager's
+		// shims folder also holds python3.X-config, python3.X-gdb.py and
+		// python3.Xm, each a script that takes about half a second to run.
+		OnPath: []string{"python3", "python3.[0-9]", "python3.[0-9][0-9]"},
 		Managers: []Manager{
 			{Name: "pyenv", RootEnv: "PYENV_ROOT", HomeEnv: "HOME", Default: ".pyenv", Glob: "versions/*/bin/python3.[0-9]*"},
 			{Name: "uv", HomeEnv: "HOME", Default: ".local/share/uv/python", Glob: "*/bin/python3.[0-9]*"},

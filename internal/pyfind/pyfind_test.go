@@ -68,12 +68,12 @@ func TestCandidates(t *testing.T) {
 			}
 		}
 	}
-	touch("bin1/python3.9", "bin1/python3.10", "bin1/python3", "bin1/python3.12-config", "bin1/python2.7", "bin1/pythonw",
+	touch("bin1/python3.9", "bin1/python3.10", "bin1/python3", "bin1/python3.12-config", "bin1/python3.12-gdb.py", "bin1/python3.6m", "bin1/python2.7", "bin1/pythonw",
 		"bin2/python3.12",
 		"home/.pyenv/versions/3.12.1/bin/python3.12", "home/.pyenv/versions/3.11.7/bin/python3.11", "home/.pyenv/versions/3.11.7/bin/python3",
 		"pyenv-root/versions/3.13.0/bin/python3.13",
 		"home/.local/share/uv/python/cpython-3.12.4-linux-x86_64-gnu/bin/python3.12",
-		"win/python.exe", "win/python3.exe", "win/python3.12.exe", "win/python3.12", "win/pythonw.exe",
+		"win/python.exe", "win/python3.exe", "win/python3.12.exe", "win/python3.9.exe", "win/python3.12-config.exe", "win/python3.12", "win/pythonw.exe",
 		"home/.pyenv/pyenv-win/versions/3.11.7/python.exe", "appdata/uv/python/cpython-3.12.4-windows-x86_64-none/python.exe")
 	j := func(rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }
 	list := func(dirs ...string) string { return strings.Join(dirs, string(os.PathListSeparator)) }
@@ -85,7 +85,9 @@ func TestCandidates(t *testing.T) {
 	}{
 		{"unix, pyenv under HOME", "linux",
 			map[string]string{"PATH": list(j("bin1"), "relative/bin", "", j("bin2")), "HOME": j("home")},
-			[]string{j("bin1/python3"), j("bin1/python3.10"), j("bin1/python3.12-config"), j("bin1/python3.9"),
+			// python3.X, then python3.XY: not the shims' python3.X-config,
+			// python3.X-gdb.py or python3.Xm
+			[]string{j("bin1/python3"), j("bin1/python3.9"), j("bin1/python3.10"),
 				j("bin2/python3"), j("bin2/python3.12"),
 				j("home/.local/share/uv/python/cpython-3.12.4-linux-x86_64-gnu/bin/python3.12"),
 				j("home/.pyenv/versions/3.11.7/bin/python3.11"), j("home/.pyenv/versions/3.12.1/bin/python3.12")}},
@@ -99,7 +101,7 @@ func TestCandidates(t *testing.T) {
 			[]string{j("bin2/python3"), j("bin2/python3.12")}},
 		{"windows", "windows",
 			map[string]string{"PATH": j("win"), "USERPROFILE": j("home"), "APPDATA": j("appdata")},
-			[]string{j("win/python.exe"), j("win/python3.exe"), j("win/python3.12.exe"),
+			[]string{j("win/python.exe"), j("win/python3.exe"), j("win/python3.9.exe"), j("win/python3.12.exe"),
 				j("appdata/uv/python/cpython-3.12.4-windows-x86_64-none/python.exe"),
 				j("home/.pyenv/pyenv-win/versions/3.11.7/python.exe")}},
 	} {
