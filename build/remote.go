@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 
 	"github.com/mkrelease/mkrelease/build/actioncache"
 	"github.com/mkrelease/mkrelease/build/config"
@@ -41,19 +42,31 @@ const emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b785
 // remote is the compile stage's use of a RemoteCache: the first failure of
 // the server (down, slow, an error status) is reported once and the rest
 // of the run uses the local cache only.
+// Actions running side by side share it.
 type remote struct {
 	cache  RemoteCache
 	upload bool
 	log    *slog.Logger
-	off    bool
+
+	mu  sync.Mutex
+	off bool
 }
 
 // usable reports whether the remote cache is configured and has not failed.
-func (rm *remote) usable() bool { return rm != nil && rm.cache != nil && !rm.off }
+func (rm *remote) usable() bool {
+	if rm == nil || rm.cache == nil {
+		return false
+	}
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	return !rm.off
+}
 
 // fail turns the remote cache off for the rest of the run, with the one
 // warning. An interrupted build is not the server's failure.
 func (rm *remote) fail(ctx context.Context, err error) {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
 	if ctx.Err() != nil || rm.off {
 		return
 	}

@@ -10,8 +10,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mkrelease/mkrelease/build/actioncache"
@@ -88,9 +90,15 @@ type CompileStage struct {
 	// Workspaces are the prepared sources (the sources stage fills them).
 	Workspaces Workspaces
 	// Report, when set, receives what the stage did: the executor's
-	// sandbox when the stage starts, then each action as it ends. The
-	// pipeline hands it to its caller (the CLI's summary and --json).
+	// sandbox when the stage starts, then every action, in the order of
+	// the targets and steps, when the last ends. The pipeline hands it to
+	// its caller (the CLI's summary and --json).
 	Report *Report
+	// Jobs is how many actions run at a time (0: as many as there are
+	// CPUs, runtime.GOMAXPROCS). Actions are independent: each reads
+	// prepared sources only, runs on its own copy of them and writes its
+	// own outputs, so what the build writes does not depend on it.
+	Jobs int
 }
 
 // Report is what the compile stage did: how its actions were isolated from
@@ -164,14 +172,58 @@ func (s CompileStage) Run(ctx context.Context, r *release.Release) error {
 		task = progress.FromContext(ctx).Start("build actions", int64(len(actions)), progress.Items)
 	}
 	defer task.Done()
-	for _, a := range actions {
-		rec, err := s.runStep(ctx, r, exe, cache, rm, a.t, a.step)
-		if err != nil {
-			return err
-		}
-		rep.Actions = append(rep.Actions, rec)
-		task.Add(1)
+	// A go build, a C compiler or a test run leaves a core idle for part
+	// of its time (linking, one package waiting on another): actions run
+	// side by side. The first failure stops the others.
+	jobs := s.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	recs := make([]ActionRecord, len(actions))
+	var (
+		mu    sync.Mutex
+		first error // the first action to fail: the others stop because of it
+	)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(jobs, len(actions)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				rec, err := s.runStep(ctx, r, exe, cache, rm, actions[i].t, actions[i].step)
+				recs[i] = rec
+				if err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					cancel()
+				}
+				task.Add(1)
+			}
+		}()
+	}
+feed:
+	for i := range actions {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	rep.Actions = append(rep.Actions, recs...)
 	return nil
 }
 

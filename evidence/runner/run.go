@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mkrelease/mkrelease/build/config"
@@ -123,8 +124,9 @@ type evidenceRun struct {
 	finished     time.Time        // lanes
 	cases        []evidence.Case  // lanes
 	ms           []evidence.Measurement
-	identityVenv string // lanes: the first lane's virtualenv
-	python       string
+	venvs        []string  // venvs: each lane's virtualenv
+	identityVenv string    // venvs: the first lane's virtualenv
+	python       string    // venvs: the interpreter of every virtualenv
 	run          store.Run // records
 	sum          *Summary  // records
 	stage        string    // stage
@@ -140,12 +142,13 @@ type runStage struct {
 // runStages are the steps of a verifier run, in order.
 func runStages() []runStage {
 	return []runStage{
-		{"open", (*evidenceRun).open},       // the target's bundle, checked, and that it runs here
-		{"prepare", (*evidenceRun).prepare}, // a scratch folder, the verifier sources, what is private
-		{"lanes", (*evidenceRun).runLanes},  // each lane in its own offline virtualenv
-		{"records", (*evidenceRun).records}, // sanitised records, the run identity, every aggregate recomputed
-		{"stage", (*evidenceRun).stageIt},   // the evidence folder, scanned for private values
-		{"pack", (*evidenceRun).packIt},     // the archive, its sidecar and the signed statements
+		{"open", (*evidenceRun).open},          // the target's bundle, checked, and that it runs here
+		{"prepare", (*evidenceRun).prepare},    // a scratch folder, the verifier sources, what is private
+		{"venvs", (*evidenceRun).installVenvs}, // the bundle installed offline in a virtualenv per lane
+		{"lanes", (*evidenceRun).runLanes},     // each lane in its own virtualenv, one at a time
+		{"records", (*evidenceRun).records},    // sanitised records, the run identity, every aggregate recomputed
+		{"stage", (*evidenceRun).stageIt},      // the evidence folder, scanned for private values
+		{"pack", (*evidenceRun).packIt},        // the archive, its sidecar and the signed statements
 	}
 }
 
@@ -209,28 +212,68 @@ func (r *evidenceRun) prepare(ctx context.Context) error {
 	return nil
 }
 
+// installVenvs installs the bundle offline in a fresh virtualenv for each
+// lane. The first install chooses the interpreter (the search for
+// interpreters takes seconds where a version manager's shims are on PATH),
+// and every other lane's virtualenv is made with it, so that the lanes run
+// on one Python. Those are installed side by side, as many at a time as
+// there are CPUs: every install is done before the first lane runs, so none
+// shares the machine with a lane's timings.
+func (r *evidenceRun) installVenvs(ctx context.Context) error {
+	o, log := r.o, r.log
+	r.venvs = make([]string, len(r.lanes))
+	install := func(i int, python string) (*bundle.Installed, error) {
+		l := r.lanes[i]
+		venv := filepath.Join(r.work, "venvs", l.Name)
+		log.Info("installing the bundle offline", "lane", l.Name, "bundle", filepath.Base(r.bundlePath))
+		inst, err := bundle.Install(ctx, r.opened, bundle.InstallOptions{Venv: venv, Python: python, Getenv: o.Getenv})
+		if err != nil {
+			return nil, fmt.Errorf("evidence: lane %s: %w", l.Name, err)
+		}
+		r.venvs[i] = venv
+		return inst, nil
+	}
+	if len(r.lanes) == 0 {
+		return nil
+	}
+	first, err := install(0, o.Python)
+	if err != nil {
+		return err
+	}
+	r.identityVenv, r.python = r.venvs[0], first.Python
+	errs := make([]error, len(r.lanes))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(len(r.lanes)-1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				_, errs[i] = install(i, r.python)
+			}
+		}()
+	}
+	for i := 1; i < len(r.lanes); i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, v := range r.venvs {
+		if v != "" {
+			r.private.Folders[v] = "{venv}"
+		}
+		if errs[i] != nil {
+			return errs[i]
+		}
+	}
+	return nil
+}
+
 func (r *evidenceRun) runLanes(ctx context.Context) error {
 	o, log, work := r.o, r.log, r.work
 	r.started = time.Now().UTC()
-	for _, l := range r.lanes {
-		venv := filepath.Join(work, "venvs", l.Name)
-		log.Info("installing the bundle offline", "lane", l.Name, "bundle", filepath.Base(r.bundlePath))
-		// Every lane's virtualenv is made with the interpreter the first
-		// one chose: the lanes run on one Python, and the search for
-		// interpreters (seconds where version managers' shims are on PATH)
-		// runs once.
-		python := o.Python
-		if r.python != "" {
-			python = r.python
-		}
-		inst, err := bundle.Install(ctx, r.opened, bundle.InstallOptions{Venv: venv, Python: python, Getenv: o.Getenv})
-		if err != nil {
-			return fmt.Errorf("evidence: lane %s: %w", l.Name, err)
-		}
-		r.private.Folders[venv] = "{venv}"
-		if r.identityVenv == "" {
-			r.identityVenv, r.python = venv, inst.Python
-		}
+	for i, l := range r.lanes {
+		venv := r.venvs[i]
 		host := ""
 		if o.Getenv != nil {
 			host = o.Getenv("PATH")
