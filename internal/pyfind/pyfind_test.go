@@ -6,11 +6,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
+// machineFind is Find on this machine as it is, run once for the tests
+// that compare with it (each run probes every shim on PATH: seconds).
+var machineFind = sync.OnceValue(func() []Interpreter { return Find(context.Background(), Options{}) })
+
 func TestFindAndPick(t *testing.T) {
-	found := Find(context.Background(), Options{})
+	found := machineFind()
 	if len(found) == 0 {
 		t.Skip("no CPython 3 on this machine")
 	}
@@ -33,7 +38,7 @@ func TestFindAndPick(t *testing.T) {
 
 // pyenv's folders are searched even when PATH does not lead there.
 func TestFindLooksInPyenv(t *testing.T) {
-	real := Find(context.Background(), Options{})
+	real := machineFind()
 	if len(real) == 0 {
 		t.Skip("no CPython 3 on this machine")
 	}
@@ -118,7 +123,7 @@ func TestCandidates(t *testing.T) {
 // skipped for a working interpreter of the same version under pyenv, and
 // an interpreter in a relative PATH folder is not run at all.
 func TestFindSkipsShimsAndRelativeFolders(t *testing.T) {
-	real := Find(context.Background(), Options{})
+	real := machineFind()
 	if len(real) == 0 {
 		t.Skip("no CPython 3 on this machine")
 	}
