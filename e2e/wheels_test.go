@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mkrelease/mkrelease/internal/pyfind"
 	"github.com/mkrelease/mkrelease/internal/spdxschema"
 	"github.com/mkrelease/mkrelease/sbom"
 )
@@ -27,8 +25,11 @@ func checkWheels(t *testing.T, a run) {
 		for _, d := range []string{"vexl_compiler", "vexl_plugin"} {
 			wheels = append(wheels, filepath.Join(dist, wheelName(d, "linux-x86_64")))
 		}
+		// Side by side: each in its own virtualenv and folders (the group
+		// ends when all three have).
 		for _, minor := range []int{11, 12, 13} {
 			t.Run(fmt.Sprintf("cpython3.%d", minor), func(t *testing.T) {
+				t.Parallel()
 				py := pythonFor(t, minor)
 				pipRoundTrip(t, py, wheels, filepath.Join(a.dir, "backend", "python", "tests"))
 			})
@@ -141,7 +142,7 @@ func must(t *testing.T, dir string, env []string, name string, args ...string) s
 // the issue requires these interpreters.
 func pythonFor(t *testing.T, minor int) string {
 	t.Helper()
-	for _, in := range pyfind.Find(context.Background(), pyfind.Options{}) {
+	for _, in := range machinePythons() {
 		if in.Minor == minor {
 			return in.Path
 		}
