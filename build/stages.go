@@ -10,10 +10,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mkrelease/mkrelease/build/actioncache"
@@ -21,6 +19,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/source"
 	"github.com/mkrelease/mkrelease/internal/dist"
+	"github.com/mkrelease/mkrelease/internal/parallel"
 	"github.com/mkrelease/mkrelease/internal/progress"
 	"github.com/mkrelease/mkrelease/internal/treehash"
 	"github.com/mkrelease/mkrelease/release"
@@ -95,7 +94,7 @@ type CompileStage struct {
 	// its caller (the CLI's summary and --json).
 	Report *Report
 	// Jobs is how many actions run at a time (0: as many as there are
-	// CPUs, runtime.GOMAXPROCS). Actions are independent: each reads
+	// CPUs, runtime.GOMAXPROCS; see [parallel.Each]). Actions are independent: each reads
 	// prepared sources only, runs on its own copy of them and writes its
 	// own outputs, so what the build writes does not depend on it.
 	Jobs int
@@ -175,52 +174,14 @@ func (s CompileStage) Run(ctx context.Context, r *release.Release) error {
 	// A go build, a C compiler or a test run leaves a core idle for part
 	// of its time (linking, one package waiting on another): actions run
 	// side by side. The first failure stops the others.
-	jobs := s.Jobs
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	recs := make([]ActionRecord, len(actions))
-	var (
-		mu    sync.Mutex
-		first error // the first action to fail: the others stop because of it
-	)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(jobs, len(actions)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				rec, err := s.runStep(ctx, r, exe, cache, rm, actions[i].t, actions[i].step)
-				recs[i] = rec
-				if err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-					cancel()
-				}
-				task.Add(1)
-			}
-		}()
-	}
-feed:
-	for i := range actions {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	if first != nil {
-		return first
-	}
-	if err := ctx.Err(); err != nil {
+	err := parallel.Each(ctx, s.Jobs, len(actions), func(ctx context.Context, i int) error {
+		defer task.Add(1)
+		var err error
+		recs[i], err = s.runStep(ctx, r, exe, cache, rm, actions[i].t, actions[i].step)
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	rep.Actions = append(rep.Actions, recs...)

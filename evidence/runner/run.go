@@ -18,7 +18,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mkrelease/mkrelease/build/config"
@@ -29,6 +28,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/finding"
+	"github.com/mkrelease/mkrelease/internal/parallel"
 	"github.com/mkrelease/mkrelease/internal/pyfind"
 	"github.com/mkrelease/mkrelease/internal/treehash"
 	"github.com/mkrelease/mkrelease/internal/workdir"
@@ -125,7 +125,6 @@ type evidenceRun struct {
 	cases        []evidence.Case  // lanes
 	ms           []evidence.Measurement
 	venvs        []string  // venvs: each lane's virtualenv
-	identityVenv string    // venvs: the first lane's virtualenv
 	python       string    // venvs: the interpreter of every virtualenv
 	run          store.Run // records
 	sum          *Summary  // records
@@ -220,53 +219,33 @@ func (r *evidenceRun) prepare(ctx context.Context) error {
 // there are CPUs: every install is done before the first lane runs, so none
 // shares the machine with a lane's timings.
 func (r *evidenceRun) installVenvs(ctx context.Context) error {
-	o, log := r.o, r.log
-	r.venvs = make([]string, len(r.lanes))
-	install := func(i int, python string) (*bundle.Installed, error) {
-		l := r.lanes[i]
-		venv := filepath.Join(r.work, "venvs", l.Name)
-		log.Info("installing the bundle offline", "lane", l.Name, "bundle", filepath.Base(r.bundlePath))
-		inst, err := bundle.Install(ctx, r.opened, bundle.InstallOptions{Venv: venv, Python: python, Getenv: o.Getenv})
-		if err != nil {
-			return nil, fmt.Errorf("evidence: lane %s: %w", l.Name, err)
-		}
-		r.venvs[i] = venv
-		return inst, nil
-	}
 	if len(r.lanes) == 0 {
 		return nil
 	}
-	first, err := install(0, o.Python)
+	o, log := r.o, r.log
+	r.venvs = make([]string, len(r.lanes))
+	for i, l := range r.lanes {
+		r.venvs[i] = filepath.Join(r.work, "venvs", l.Name)
+		r.private.Folders[r.venvs[i]] = "{venv}"
+	}
+	install := func(ctx context.Context, i int, python string) (*bundle.Installed, error) {
+		l := r.lanes[i]
+		log.Info("installing the bundle offline", "lane", l.Name, "bundle", filepath.Base(r.bundlePath))
+		inst, err := bundle.Install(ctx, r.opened, bundle.InstallOptions{Venv: r.venvs[i], Python: python, Getenv: o.Getenv})
+		if err != nil {
+			return nil, fmt.Errorf("evidence: lane %s: %w", l.Name, err)
+		}
+		return inst, nil
+	}
+	first, err := install(ctx, 0, o.Python)
 	if err != nil {
 		return err
 	}
-	r.identityVenv, r.python = r.venvs[0], first.Python
-	errs := make([]error, len(r.lanes))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(len(r.lanes)-1, runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				_, errs[i] = install(i, r.python)
-			}
-		}()
-	}
-	for i := 1; i < len(r.lanes); i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for i, v := range r.venvs {
-		if v != "" {
-			r.private.Folders[v] = "{venv}"
-		}
-		if errs[i] != nil {
-			return errs[i]
-		}
-	}
-	return nil
+	r.python = first.Python
+	return parallel.Each(ctx, 0, len(r.lanes)-1, func(ctx context.Context, i int) error {
+		_, err := install(ctx, i+1, r.python)
+		return err
+	})
 }
 
 func (r *evidenceRun) runLanes(ctx context.Context) error {
@@ -316,7 +295,11 @@ func (r *evidenceRun) records(ctx context.Context) error {
 	for i := range r.ms {
 		r.ms[i].Error = r.private.String(r.ms[i].Error)
 	}
-	run, err := identity(ctx, r.o, r.opened.Root, r.identityVenv, r.python, r.verifierHash, r.lanes, r.private)
+	venv := "" // the first lane's virtualenv identifies the run
+	if len(r.venvs) > 0 {
+		venv = r.venvs[0]
+	}
+	run, err := identity(ctx, r.o, r.opened.Root, venv, r.python, r.verifierHash, r.lanes, r.private)
 	if err != nil {
 		return err
 	}
