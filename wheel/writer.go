@@ -20,7 +20,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/klauspost/compress/flate"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/progress"
 )
@@ -185,18 +184,14 @@ type compressed struct {
 
 // worker holds what one compressing goroutine reuses from member to member.
 type worker struct {
-	fw  *flate.Writer
+	seg *segmenter
 	buf []byte
 	// read counts the bytes read for the progress display (nil: none).
 	read io.Writer
 }
 
-func newWorker() (*worker, error) {
-	fw, err := flate.NewWriter(io.Discard, Level)
-	if err != nil {
-		return nil, err
-	}
-	return &worker{fw: fw, buf: make([]byte, 256<<10)}, nil
+func newWorker(d deflaters, cores int) *worker {
+	return &worker{seg: newSegmenter(d, cores), buf: make([]byte, 256<<10)}
 }
 
 // ChangedError is a member whose file no longer has the digest it had
@@ -249,15 +244,15 @@ func Write(ctx context.Context, c *Contents, dir string) (*Result, error) {
 	// Workers take members in order and may run ahead of the writer by up
 	// to `lookahead` members; the memory they hold is bounded by budget.
 	workers := runtime.GOMAXPROCS(0)
+	// At most one compressor per core runs at once, whether it works on
+	// a member of its own or on a segment of a large one.
+	compressors := newDeflaters(workers)
 	window := make(chan struct{}, lookahead)
 	mem := &memory{left: memBudget}
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
-		wk, err := newWorker()
-		if err != nil {
-			return nil, err
-		}
+		wk := newWorker(compressors, workers)
 		if task != nil {
 			wk.read = progressWriter{task}
 		}
@@ -335,11 +330,7 @@ func Write(ctx context.Context, c *Contents, dir string) (*Result, error) {
 		return nil, err
 	}
 	rj := &compressed{done: make(chan struct{})}
-	wk, err := newWorker()
-	if err != nil {
-		return nil, err
-	}
-	rj.compress(ctx, Member{Path: recordPath, Data: data, Mode: 0o644}, dir, modified, mem, wk)
+	rj.compress(ctx, Member{Path: recordPath, Data: data, Mode: 0o644}, dir, modified, mem, newWorker(compressors, 1))
 	if rj.err != nil {
 		return nil, rj.err
 	}
@@ -484,11 +475,7 @@ func (j *compressed) compress(ctx context.Context, m Member, dir string, modifie
 	if store {
 		n, err = copyCtx(ctx, io.MultiWriter(append([]io.Writer{sink}, hashes...)...), src, wk.buf)
 	} else {
-		wk.fw.Reset(sink)
-		n, err = copyCtx(ctx, io.MultiWriter(append([]io.Writer{wk.fw}, hashes...)...), src, wk.buf)
-		if err == nil {
-			err = wk.fw.Close()
-		}
+		n, err = wk.seg.deflate(ctx, src, sink, io.MultiWriter(hashes...))
 	}
 	if err != nil {
 		sink.discard()
