@@ -148,7 +148,7 @@ func (s CompileStage) Run(ctx context.Context, r *release.Release) error {
 		r.Logger.Warn("build steps are NOT SANDBOXED: a step can read and change what the user running mkrelease can; the provenance and manifest.json record it, and the release policies refuse the release unless [build] allow_unsandboxed = true",
 			"network_isolated", sb.Network, "reason", sb.Reason)
 	}
-	cache := &actioncache.Cache{Dir: r.CacheDir}
+	cache := r.ActionCache()
 	var rm *remote
 	if s.Remote != nil {
 		rm = &remote{cache: s.Remote, upload: s.RemoteUpload, log: r.Logger}

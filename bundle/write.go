@@ -171,7 +171,7 @@ func archive(ctx context.Context, r *release.Release, target, file string, entri
 	if err != nil {
 		return "", 0, err
 	}
-	cache := &actioncache.Cache{Dir: r.CacheDir}
+	cache := r.ActionCache()
 	out, how, reason, err := cache.Keep(key, "bundle", target, r.Stage, file, func() error {
 		_, _, err := tarball.WriteFile(ctx, path, entries, o)
 		return err

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/mkrelease/mkrelease/build/actioncache"
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/internal/digestmemo"
@@ -73,6 +74,17 @@ type Release struct {
 // digests of large executables (toolchains, mkrelease itself) are
 // remembered by their identity on disk (package digestmemo).
 func DigestsDir(cacheDir string) string { return filepath.Join(cacheDir, "digests") }
+
+// ActionCache is the action cache under CacheDir, which remembers in
+// DigestsDir the stored files it found intact, so that restoring an
+// unchanged entry does not read it again.
+func (r *Release) ActionCache() *actioncache.Cache {
+	c := &actioncache.Cache{Dir: r.CacheDir}
+	if r.CacheDir != "" {
+		c.Digests = digestmemo.Memo{Dir: DigestsDir(r.CacheDir)}
+	}
+	return c
+}
 
 // WriterIdentity is the sha256 of the running mkrelease executable: the
 // code that writes wheels and bundles, with its compression libraries. It

@@ -20,15 +20,18 @@
 //     digits, and the stored file is a regular file of that mode;
 //   - out/ holds nothing but the listed files and their parent folders;
 //   - every file, re-hashed as it is put in place, has the recorded size
-//     and sha256.
+//     and sha256. A linked file that [Cache.Digests] remembers as hashed
+//     before, and that has not been written since (its device, inode, size
+//     and modification time are the ones remembered), is not read again.
 //
 // Files move in and out by hard links where the file system allows them, so
 // a large output (a wheel, a bundle) is stored and restored without copying
 // its bytes: Put links a file that has no other name and already has the
 // mode it records, else copies it; Restore links each stored file into the
-// destination, else copies it, and re-hashes it either way. A restored
-// output is then the stored file under a second name: a person who changes
-// it in place changes the entry, which the next Restore finds damaged.
+// destination, else copies it, and re-hashes it either way (a linked file
+// unless Digests remembers it unchanged). A restored output is then the
+// stored file under a second name: a person who changes it in place
+// changes the entry, which the next Restore finds damaged.
 //
 // Failing to read the entry is the entry's fault (a [*CorruptError]).
 // Failing to write the destination (a full disk, an exhausted quota, a
@@ -61,12 +64,19 @@ import (
 
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/digestmemo"
 	"github.com/mkrelease/mkrelease/internal/treehash"
 )
 
 // Cache is an action cache rooted at Dir.
 type Cache struct {
 	Dir string
+	// Digests remembers which stored files Restore found intact, by their
+	// identity on disk without the ctime that each link changes
+	// ([digestmemo.Memo.SHA256Linked]), so that restoring an unchanged
+	// entry again does not read it again; the zero Memo re-hashes every
+	// restored file every time.
+	Digests digestmemo.Memo
 
 	// openDst opens a file Restore writes; nil means os.OpenFile. Tests
 	// set it to make the destination fail (a full disk, a read-only file
@@ -351,7 +361,7 @@ func (r *restorer) copy(from string, o Output) (reason string, err error) {
 	}
 	if r.c.hardLink(from, to) == nil {
 		r.created = append(r.created, to)
-		return checkLinked(to, o), nil
+		return r.c.checkLinked(from, to, o), nil
 	}
 	in, err := os.Open(from)
 	if err != nil {
@@ -395,9 +405,24 @@ func (r *restorer) copy(from string, o Output) (reason string, err error) {
 	return "", nil
 }
 
-// checkLinked re-hashes the output o linked at to and returns why it is not
-// the recorded file, or "".
-func checkLinked(to string, o Output) string {
+// checkLinked checks that the output o, linked from the stored file from
+// to to, is the recorded file, and returns why it is not, or "". The
+// stored file is re-hashed unless c.Digests remembers its digest for its
+// current identity and to is still that very file.
+func (c *Cache) checkLinked(from, to string, o Output) string {
+	if c.Digests.Dir != "" {
+		if sum, n, err := c.Digests.SHA256Linked(from); err == nil && sameFile(from, to) {
+			switch {
+			case n > o.Size:
+				return fmt.Sprintf("%s: more than the recorded %d bytes", o.Path, o.Size)
+			case n < o.Size:
+				return fmt.Sprintf("%s: %d bytes, recorded %d", o.Path, n, o.Size)
+			case sum != o.SHA256:
+				return fmt.Sprintf("%s: sha256 %s, recorded %s", o.Path, sum, o.SHA256)
+			}
+			return ""
+		}
+	}
 	f, err := os.Open(to)
 	if err != nil {
 		return o.Path + ": " + err.Error()
@@ -416,6 +441,16 @@ func checkLinked(to string, o Output) string {
 		return fmt.Sprintf("%s: sha256 %s, recorded %s", o.Path, sum, o.SHA256)
 	}
 	return ""
+}
+
+// sameFile says the paths a and b name one file.
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
 }
 
 // copyTo copies in to both out and h, telling read errors from write errors.

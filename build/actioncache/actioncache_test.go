@@ -12,8 +12,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/digestmemo"
 )
 
 const (
@@ -255,7 +257,7 @@ var damageCases = []struct {
 // Every kind of damage is detected, the entry is removed, and nothing is
 // left in the destination.
 func TestRestoreRefusesDamage(t *testing.T) {
-	for _, how := range []string{"link", "copy"} {
+	for _, how := range []string{"link", "copy", "memo"} {
 		for _, tc := range damageCases {
 			t.Run(how+"/"+tc.name, func(t *testing.T) { restoreDamaged(t, how, tc.damage, tc.reason) })
 		}
@@ -267,10 +269,16 @@ func noLink(string, string) error { return syscall.EXDEV }
 
 // restoreDamaged restores the sample entry after damage, linking or (how
 // "copy") copying, and checks that it is refused for reason and removed.
+// With how "memo" the entry is first restored intact once with a digest
+// memo, so that the damaged restore can answer from what the memo
+// remembered.
 func restoreDamaged(t *testing.T, how string, damage func(*testing.T, string), reason string) {
 	c, _ := putSample(t)
-	if how == "copy" {
+	switch how {
+	case "copy":
 		c.link = noLink
+	case "memo":
+		rememberIntact(t, c)
 	}
 	damage(t, c.entryDir(key))
 	dst := t.TempDir()
@@ -293,15 +301,42 @@ func restoreDamaged(t *testing.T, how string, damage func(*testing.T, string), r
 	}
 }
 
+// rememberIntact gives c a digest memo and restores its sample entry once,
+// so that the memo remembers the stored files. They are dated an hour back
+// first, as an entry stored in an earlier build is: files changed within
+// digestmemo.Racy are never remembered, and a change made now gets a
+// modification time of its own, in whatever tick the file system keeps.
+func rememberIntact(t *testing.T, c *Cache) {
+	t.Helper()
+	c.Digests = digestmemo.Memo{Dir: t.TempDir()}
+	old := time.Now().Add(-time.Hour)
+	for _, p := range declared {
+		if err := os.Chtimes(filepath.Join(c.entryDir(key), "out", filepath.FromSlash(p)), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Restore(key, step, target, declared, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS == "linux" || runtime.GOOS == "darwin" {
+		if memos, _ := os.ReadDir(c.Digests.Dir); len(memos) != len(declared) {
+			t.Fatalf("%d memos after restoring %d outputs", len(memos), len(declared))
+		}
+	}
+}
+
 // Restore links the stored files where it can (no bytes copied) and copies
 // them where it cannot; both give the recorded files, and a linked one
 // changed in place is found on the next restore, never served.
 func TestRestoreLinksOrCopies(t *testing.T) {
-	for _, how := range []string{"link", "copy"} {
+	for _, how := range []string{"link", "copy", "memo"} {
 		t.Run(how, func(t *testing.T) {
 			c, e := putSample(t)
-			if how == "copy" {
+			switch how {
+			case "copy":
 				c.link = noLink
+			case "memo":
+				rememberIntact(t, c)
 			}
 			dst := t.TempDir()
 			if _, err := c.Restore(key, step, target, declared, dst); err != nil {
@@ -309,8 +344,8 @@ func TestRestoreLinksOrCopies(t *testing.T) {
 			}
 			stored, _ := os.Stat(filepath.Join(c.entryDir(key), "out", "tool"))
 			restored, _ := os.Stat(filepath.Join(dst, "tool"))
-			if same := os.SameFile(stored, restored); same != (how == "link") {
-				t.Errorf("restored tool is the stored file: %v, want %v", same, how == "link")
+			if same := os.SameFile(stored, restored); same != (how != "copy") {
+				t.Errorf("restored tool is the stored file: %v, want %v", same, how != "copy")
 			}
 			for _, o := range e.Outputs {
 				if sum, _, err := checksum.File(filepath.Join(dst, filepath.FromSlash(o.Path))); err != nil || sum != o.SHA256 {
@@ -323,7 +358,7 @@ func TestRestoreLinksOrCopies(t *testing.T) {
 			}
 			_, err := c.Restore(key, step, target, declared, t.TempDir())
 			var ce *CorruptError
-			if how == "link" && !errors.As(err, &ce) {
+			if how != "copy" && !errors.As(err, &ce) {
 				t.Errorf("Restore after the linked output changed = %v, want a CorruptError", err)
 			}
 			if how == "copy" && err != nil {

@@ -69,6 +69,29 @@ func (m Memo) now() time.Time {
 // from the memo when the file's identity is the one remembered, else by
 // reading it (and remembering it).
 func (m Memo) SHA256(path string) (string, int64, error) {
+	return m.sha256(path, identity)
+}
+
+// SHA256Linked is SHA256 for a file that its owner keeps under several
+// names by hard links and links and unlinks as it works: an action cache
+// entry, restored into each build's output by a link that a later build
+// removes. Making or removing a link changes the file's ctime, so a memo
+// that counted it would never be found again; the identity remembered here
+// leaves the ctime out and is the device and inode numbers, the size and
+// the modification time to the nanosecond (git's core.trustctime=false,
+// for the same reason). Every write changes the modification time, so a
+// change in place is still seen, unless whoever made it set the time back
+// to the nanosecond and kept the size; a memo is also only remembered for
+// a file whose modification time is at least Racy old.
+func (m Memo) SHA256Linked(path string) (string, int64, error) {
+	return m.sha256(path, func(path string) (ident, bool) {
+		id, ok := identity(path)
+		id.ctime = 0
+		return id, ok
+	})
+}
+
+func (m Memo) sha256(path string, identity func(string) (ident, bool)) (string, int64, error) {
 	before, ok := identity(path)
 	if !ok || m.Dir == "" {
 		return checksum.File(path)

@@ -252,3 +252,56 @@ func mustReadDir(t *testing.T, dir string) []os.DirEntry {
 	}
 	return es
 }
+
+// SHA256Linked remembers a file across the links and unlinks that change
+// its ctime, and still sees every write made through any of its names.
+func TestSHA256Linked(t *testing.T) {
+	if !identities {
+		t.Skip("no file identity here: every call hashes")
+	}
+	dir := t.TempDir()
+	m := Memo{Dir: filepath.Join(dir, "memo")}
+	p := filepath.Join(dir, "entry")
+	os.WriteFile(p, []byte("stored wheel"), 0o644)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(p, old, old) // stored an hour ago: settled
+	want := checksum.Bytes([]byte("stored wheel"))
+	hash := func(step string) string {
+		t.Helper()
+		got, _, err := m.SHA256Linked(p)
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		return got
+	}
+	if got := hash("first"); got != want {
+		t.Fatalf("first = %s, want %s", got, want)
+	}
+	memos := mustReadDir(t, m.Dir)
+	if len(memos) != 1 {
+		t.Fatalf("%d memos, want 1", len(memos))
+	}
+	// The memo answers (a planted digest comes back) after a link is
+	// made and another removed, both of which change the ctime.
+	fake := checksum.Bytes([]byte("planted"))
+	os.WriteFile(filepath.Join(m.Dir, memos[0].Name()), []byte(fake+" 12\n"), 0o644)
+	link := filepath.Join(dir, "dist.whl")
+	if err := os.Link(p, link); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	other := filepath.Join(dir, "old-dist.whl")
+	os.Link(p, other)
+	os.Remove(other)
+	if got := hash("after link and unlink"); got != fake {
+		t.Errorf("after link and unlink = %s, want the remembered %s", got, fake)
+	}
+	// A write through the other name, same size, is seen.
+	os.WriteFile(link, []byte("hacked wheel"), 0o644)
+	if got := hash("written in place"); got != checksum.Bytes([]byte("hacked wheel")) {
+		t.Errorf("after a write in place = %s, want the new content's digest", got)
+	}
+	// SHA256 and SHA256Linked keep apart memos.
+	if got, _, _ := m.SHA256(p); got != checksum.Bytes([]byte("hacked wheel")) {
+		t.Errorf("SHA256 = %s, want the content's digest", got)
+	}
+}

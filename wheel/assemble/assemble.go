@@ -262,6 +262,16 @@ func sameAsWritten(ctx context.Context, r *release.Release, p *planned, target s
 		Hint: "make its files the same for every target (no step output that differs between targets), or limit an include to some targets (`targets`) so that each target has its own wheel"}
 }
 
+// inspectMemo is where the platform needs of binaries are remembered by
+// their content: the cache's platform folder, unless the run uses no cache
+// (--no-cache inspects every binary).
+func inspectMemo(r *release.Release) platform.Memo {
+	if r.NoCache || r.CacheDir == "" {
+		return platform.Memo{}
+	}
+	return platform.Memo{Dir: filepath.Join(r.CacheDir, "platform"), Version: r.WriterIdentity()}
+}
+
 // plan gathers a wheel's members for target t and the platform needs of
 // its binaries (inspected in parallel on all cores).
 func (s Stage) plan(r *release.Release, t config.Target, w config.Wheel) (*planned, []platform.Need, error) {
@@ -283,6 +293,7 @@ func (s Stage) plan(r *release.Release, t config.Target, w config.Wheel) (*plann
 			members = append(members, member{f, in.Data})
 		}
 	}
+	memo := inspectMemo(r)
 	needs := make([]*platform.Need, len(members))
 	errs := make([]error, len(members))
 	var wg sync.WaitGroup
@@ -292,7 +303,7 @@ func (s Stage) plan(r *release.Release, t config.Target, w config.Wheel) (*plann
 		sem <- struct{}{}
 		go func(i int) {
 			defer func() { <-sem; wg.Done() }()
-			n, err := platform.Inspect(members[i].m.File)
+			n, err := memo.Inspect(members[i].m.File, members[i].m.SHA256)
 			switch {
 			case errors.Is(err, platform.ErrNotBinary):
 			case err != nil:

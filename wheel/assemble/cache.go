@@ -36,7 +36,7 @@ func write(ctx context.Context, r *release.Release, target string, c *wheel.Cont
 		return written{}, err
 	}
 	name := c.Name.String()
-	cache := &actioncache.Cache{Dir: r.CacheDir}
+	cache := r.ActionCache()
 	o, how, reason, err := cache.Keep(key, "wheel", target, r.Stage, name, func() error {
 		_, err := wheel.Write(ctx, c, r.Stage)
 		return err
