@@ -59,6 +59,16 @@ type Signer interface {
 	SignMessage(ctx context.Context, message []byte) ([]byte, error)
 }
 
+// Preparer is a [Signer] that can get ready to sign ahead of its first
+// signature: a development key, whose private key is read (scrypt, a few
+// tenths of a second of one core) only when something is signed.
+type Preparer interface {
+	// Prepare starts that work in the background and returns at once;
+	// the first signature waits for it, and a failure is that
+	// signature's error.
+	Prepare()
+}
+
 // PasswordFunc returns the password of an encrypted private key. It is
 // called only when a key needs one, at most once per [LoadSigner].
 type PasswordFunc func() ([]byte, error)
@@ -470,15 +480,22 @@ type lazySigner struct {
 // Public is the public key written beside the private one.
 func (l *lazySigner) Public() crypto.PublicKey { return l.pub }
 
-// SignMessage reads the private key (once), checks that it is the one the
-// public key names, and signs.
+// Prepare reads the private key in the background ([Preparer]).
+func (l *lazySigner) Prepare() { go l.once.Do(l.read) }
+
+// read reads the private key and checks that it is the one the public key
+// names; it runs once.
+func (l *lazySigner) read() {
+	l.signer, l.err = l.load()
+	if l.err == nil && KeyID(l.signer.Public()) != KeyID(l.pub) {
+		l.err = errors.New("development key: the private key is not the one its public key file named when this run began; run again")
+	}
+}
+
+// SignMessage reads the private key (once, or waits for Prepare's read)
+// and signs.
 func (l *lazySigner) SignMessage(ctx context.Context, message []byte) ([]byte, error) {
-	l.once.Do(func() {
-		l.signer, l.err = l.load()
-		if l.err == nil && KeyID(l.signer.Public()) != KeyID(l.pub) {
-			l.err = errors.New("development key: the private key is not the one its public key file named when this run began; run again")
-		}
-	})
+	l.once.Do(l.read)
 	if l.err != nil {
 		return nil, l.err
 	}

@@ -487,3 +487,56 @@ func TestOtherKeyTypes(t *testing.T) {
 		})
 	}
 }
+
+// A development key prepared ahead signs as one that was not, and a
+// preparation that fails (a damaged private key) is the signature's error;
+// Prepare and SignMessage may race.
+func TestDevKeyPrepare(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), ".mkrelease")
+	if _, _, err := provenance.DevKey(dir); err != nil {
+		t.Fatal(err)
+	}
+	lazy, _, err := provenance.DevKey(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := lazy.(provenance.Preparer)
+	if !ok {
+		t.Fatalf("the development key (%T) is not a Preparer", lazy)
+	}
+	p.Prepare()
+	p.Prepare()
+	sig, err := lazy.SignMessage(context.Background(), []byte("m"))
+	if err != nil || len(sig) == 0 {
+		t.Fatalf("signing after Prepare: %v", err)
+	}
+	if !signatureVerifies(t, lazy.Public(), []byte("m"), sig) {
+		t.Error("a prepared key's signature does not verify")
+	}
+
+	os.WriteFile(filepath.Join(dir, provenance.DevKeyName), []byte("damaged"), 0o600)
+	damaged, _, err := provenance.DevKey(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged.(provenance.Preparer).Prepare()
+	if _, err := damaged.SignMessage(context.Background(), []byte("m")); err == nil {
+		t.Error("a prepared damaged key signed")
+	}
+}
+
+// signatureVerifies checks a SignMessage signature: ECDSA (ASN.1 over
+// SHA-256) or pure Ed25519.
+func signatureVerifies(t *testing.T, pub crypto.PublicKey, msg, sig []byte) bool {
+	t.Helper()
+	switch k := pub.(type) {
+	case *ecdsa.PublicKey:
+		d := sha256.Sum256(msg)
+		return ecdsa.VerifyASN1(k, d[:], sig)
+	case ed25519.PublicKey:
+		return ed25519.Verify(k, msg, sig)
+	}
+	t.Fatalf("unexpected key type %T", pub)
+	return false
+}

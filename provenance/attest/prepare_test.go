@@ -1,0 +1,59 @@
+package attest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/dist"
+	"github.com/mkrelease/mkrelease/release"
+)
+
+// The key is prepared exactly when a wheel of this build is not, under its
+// name and digest, in the SHA256SUMS of the folder the build replaces.
+func TestWillSign(t *testing.T) {
+	a, b := strings.Repeat("a", 64), strings.Repeat("b", 64)
+	wheel := dist.Artifact{Kind: dist.KindWheel, Path: "demo-1.0-py3-none-any.whl", SHA256: a, Size: 1}
+	other := dist.Artifact{Kind: dist.KindWheel, Path: "demo_rt-1.0-py3-none-any.whl", SHA256: b, Size: 1}
+	notes := dist.Artifact{Kind: dist.KindNotes, Path: "RELEASE_NOTES.md", SHA256: b, Size: 1}
+	tests := []struct {
+		name   string
+		out    bool   // the release has an output folder
+		sums   string // its SHA256SUMS ("-": none)
+		staged []dist.Artifact
+		want   bool
+	}{
+		{"no wheel built", true, "", []dist.Artifact{notes}, false},
+		{"no output folder", false, "-", []dist.Artifact{wheel}, true},
+		{"no SHA256SUMS there", true, "-", []dist.Artifact{wheel}, true},
+		{"damaged SHA256SUMS", true, "not a checksum line\n", []dist.Artifact{wheel}, true},
+		{"same wheels", true, a + "  demo-1.0-py3-none-any.whl\n" + b + "  demo_rt-1.0-py3-none-any.whl\n", []dist.Artifact{wheel, other, notes}, false},
+		{"a wheel changed", true, a + "  demo-1.0-py3-none-any.whl\n" + a + "  demo_rt-1.0-py3-none-any.whl\n", []dist.Artifact{wheel, other}, true},
+		{"a wheel new", true, a + "  demo-1.0-py3-none-any.whl\n", []dist.Artifact{wheel, other}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &release.Release{}
+			if tt.out {
+				r.Out = t.TempDir()
+				if tt.sums != "-" {
+					if err := os.WriteFile(filepath.Join(r.Out, dist.ChecksumsFile), []byte(tt.sums), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			for _, s := range tt.staged {
+				r.Artifacts.Add(s)
+			}
+			if got := willSign(r); got != tt.want {
+				t.Errorf("willSign = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// The line format is the one checksum writes.
+	if _, err := checksum.Parse([]byte(a + "  demo-1.0-py3-none-any.whl\n")); err != nil {
+		t.Fatal(err)
+	}
+}
