@@ -274,6 +274,9 @@ func CheckReader(name string, r io.ReaderAt, size int64) (*Report, error) {
 	}
 	c.checkFilename(filepath.Base(name))
 	zr, err := zip.NewReader(src, size)
+	if zr != nil {
+		c.inflaters.register(zr)
+	}
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		if src.err != nil {
 			return nil, fmt.Errorf("check wheel %s: %w", name, src.err)
@@ -356,6 +359,8 @@ type wheelChecker struct {
 	src  *ioErrReaderAt
 	size int64
 	fnOK bool // rep.Name is valid
+
+	inflaters inflaters // the zip reader's deflate readers
 
 	files   []*zip.File
 	names   map[string]int // member name -> count
