@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
+	"github.com/mkrelease/mkrelease/internal/atomicfile"
 )
 
 // IOStreams are the command's standard streams.
@@ -110,6 +112,9 @@ func run(ctx context.Context, f *Factory, args []string) int {
 		}
 		defer stop()
 	}
+	if p := f.Getenv("MKRELEASE_MEMPROFILE"); p != "" {
+		defer writeAllocsProfile(p, f.IO.ErrOut)
+	}
 	ctx = progress.NewContext(ctx, f.Progress)
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
@@ -145,6 +150,20 @@ func (e *usageError) ExitCode() int { return 2 }
 
 func usageErrorf(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// writeAllocsProfile writes the run's allocation profile (every
+// allocation since the start, sampled; `go tool pprof -sample_index
+// alloc_space`) to path; a failure is reported on errOut.
+func writeAllocsProfile(path string, errOut io.Writer) {
+	var b bytes.Buffer
+	err := pprof.Lookup("allocs").WriteTo(&b, 0)
+	if err == nil {
+		err = atomicfile.WriteFile(path, b.Bytes(), 0o644)
+	}
+	if err != nil {
+		fmt.Fprintln(errOut, "mkrelease: MKRELEASE_MEMPROFILE: "+err.Error())
+	}
 }
 
 // silentError carries an exit status for a failure already reported.

@@ -21,7 +21,9 @@ import (
 )
 
 // readBufSize is the size of each read while hashing.
-const readBufSize = 1 << 20
+// 128 KiB hashes as fast as larger reads (BenchmarkFile) and, allocated per
+// file, leaves little garbage when thousands of files are hashed.
+const readBufSize = 128 << 10
 
 // Sum is the sha256 of one file.
 type Sum struct {
@@ -257,7 +259,7 @@ func JSON(v any) (string, error) {
 }
 
 // File returns the sha256 (lower-case hex) and size of the file at path,
-// reading it once, in 1 MiB reads.
+// reading it once, in 128 KiB reads.
 func File(path string) (sha string, size int64, err error) {
 	f, err := os.Open(path)
 	if err != nil {

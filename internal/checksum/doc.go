@@ -49,7 +49,7 @@
 // folder), unreadable, unsafe name (never opened), and, on request, files
 // present but not listed. Files are opened through an [os.Root] on the
 // folder, so no name can reach outside it. Files are hashed in parallel,
-// one per core, largest first; each is read once in 1 MiB reads. Memory
+// one per core, largest first; each is read once in 128 KiB reads. Memory
 // does not depend on file sizes.
 //
 // Every file is written atomically (internal/atomicfile: temporary name,
