@@ -68,18 +68,19 @@ func (o BuildOptions) logger() *slog.Logger {
 // stage's executor's sandbox. The sources stage shares the prepared
 // sources, and the closure stage the closures, with the stages that read
 // them; a part's sign stage reads closures too, and must be given the
-// same. prepare, run once the wheels are written, gets sign's key ready
-// (attest.PrepareStage).
-func BuildStages(relock string, compile build.CompileStage, prepare, sign Stage, closures bundle.Closures) []Stage {
+// same. signer is sign's key, which two attest.PrepareStage get ready
+// meanwhile when it will sign: one first, one after the wheels.
+func BuildStages(relock string, compile build.CompileStage, signer provenance.Signer, sign Stage, closures bundle.Closures) []Stage {
 	sb := compile.Executor.Sandbox()
 	ws := build.Workspaces{}
 	compile.Workspaces = ws
 	facts := release.Facts{Sandbox: sb, Dependencies: closures.Dependencies}
 	return []Stage{
+		attest.PrepareStage{Signer: signer, First: true},   // a key that will sign gets ready meanwhile (scrypt)
 		build.SourcesStage{Relock: relock, Workspaces: ws}, // verify every input against release.lock first
 		compile,                                       // run the steps per target, sandboxed, through the action cache
 		assemble.Stage{Workspaces: ws},                // the wheels, their platform tags, the pair check
-		prepare,                                       // a key that will sign gets ready meanwhile (scrypt)
+		attest.PrepareStage{Signer: signer},           // the same, once a wheel differs from the folder's
 		bundle.ClosureStage{Closures: closures},       // each target's dependency closure, fetched and verified
 		bundle.SBOMStage{Closures: closures},          // the SPDX document (it goes into the bundles)
 		bundle.Stage{Sandbox: sb, Closures: closures}, // release notes and one offline bundle per target
@@ -128,7 +129,7 @@ func Build(ctx context.Context, o BuildOptions) (*release.Release, error) {
 	}
 	var compiled build.Report
 	compile := build.CompileStage{Executor: exe, Remote: o.Remote, RemoteUpload: o.RemoteUpload, Report: &compiled}
-	if err := Run(ctx, r, BuildStages(o.Relock, compile, attest.PrepareStage{Signer: o.Signer}, sign, closures)); err != nil {
+	if err := Run(ctx, r, BuildStages(o.Relock, compile, o.Signer, sign, closures)); err != nil {
 		return nil, err
 	}
 	if o.Compiled != nil {

@@ -2,6 +2,7 @@ package attest
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 
 	"github.com/mkrelease/mkrelease/internal/checksum"
@@ -11,15 +12,19 @@ import (
 )
 
 // PrepareStage gets the signing key ready while the build goes on, once it
-// is certain that the provenance will be signed again: it runs after the
-// wheels are written, and when one of them is not, under its name and
-// digest, in the SHA256SUMS of the release folder the build replaces, the
-// statement cannot be the one that folder holds (the provenance stage
-// keeps that one only when it states exactly what this build would). A
-// development key then reads its private key (scrypt) in the background,
-// on a core the bundles leave idle, instead of after everything else.
+// is certain that the provenance will be signed again, so that a
+// development key reads its private key (scrypt) in the background instead
+// of after everything else. The provenance stage keeps the signed
+// statement of the release folder the build replaces only when it states
+// exactly what this build would; so the statement will be signed when that
+// folder has no SHA256SUMS (a first build into a new folder: the stage
+// with First set, before all others, sees it) or when a wheel is not in it
+// under its name and digest (the stage after the wheels sees it, and the
+// key is read on the core the bundles leave idle).
 type PrepareStage struct {
 	Signer provenance.Signer
+	// First is set on the stage that runs before the others.
+	First bool
 }
 
 // String names the stage.
@@ -35,11 +40,26 @@ func (s PrepareStage) Skip(*release.Release) (string, bool) {
 
 // Run starts the preparation when the provenance will be signed.
 func (s PrepareStage) Run(_ context.Context, r *release.Release) error {
-	if p, ok := s.Signer.(provenance.Preparer); ok && willSign(r) {
+	p, ok := s.Signer.(provenance.Preparer)
+	switch {
+	case !ok:
+	case s.First && !hasSums(r):
+		r.Logger.Debug("reading the signing key meanwhile: the release folder has no SHA256SUMS, so the provenance will be signed")
+		p.Prepare()
+	case !s.First && hasSums(r) && willSign(r): // without SHA256SUMS, First prepared it
 		r.Logger.Debug("reading the signing key meanwhile: a wheel differs from the release folder's, so the provenance will be signed again")
 		p.Prepare()
 	}
 	return nil
+}
+
+// hasSums says the release folder r replaces has a SHA256SUMS file.
+func hasSums(r *release.Release) bool {
+	if r.Out == "" {
+		return false
+	}
+	st, err := os.Stat(filepath.Join(r.Out, dist.ChecksumsFile))
+	return err == nil && st.Mode().IsRegular()
 }
 
 // willSign says that some wheel r holds is not in the SHA256SUMS of the

@@ -1,6 +1,10 @@
 package attest
 
 import (
+	"context"
+	"crypto"
+	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,5 +59,58 @@ func TestWillSign(t *testing.T) {
 	// The line format is the one checksum writes.
 	if _, err := checksum.Parse([]byte(a + "  demo-1.0-py3-none-any.whl\n")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// preparer is a signer that counts its preparations.
+type preparer struct{ n int }
+
+func (p *preparer) Public() crypto.PublicKey { return nil }
+func (p *preparer) SignMessage(context.Context, []byte) ([]byte, error) {
+	return nil, errors.New("not for signing")
+}
+func (p *preparer) Prepare() { p.n++ }
+
+// The first stage prepares the key for a folder without SHA256SUMS; the
+// one after the wheels, when a wheel differs; a signer with nothing to
+// prepare skips both.
+func TestPrepareStage(t *testing.T) {
+	a := strings.Repeat("a", 64)
+	wheel := dist.Artifact{Kind: dist.KindWheel, Path: "demo-1.0-py3-none-any.whl", SHA256: a, Size: 1}
+	sums := a + "  demo-1.0-py3-none-any.whl\n"
+	tests := []struct {
+		name  string
+		sums  string // the folder's SHA256SUMS ("-": none)
+		first bool
+		want  int
+	}{
+		{"first, new folder", "-", true, 1},
+		{"first, folder with SHA256SUMS", sums, true, 0},
+		{"after the wheels, same wheel", sums, false, 0},
+		{"after the wheels, no SHA256SUMS (the first stage's case)", "-", false, 0},
+		{"after the wheels, other wheel", strings.Repeat("b", 64) + "  demo-1.0-py3-none-any.whl\n", false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &release.Release{Out: t.TempDir(), Logger: slog.New(slog.DiscardHandler)}
+			if tt.sums != "-" {
+				os.WriteFile(filepath.Join(r.Out, dist.ChecksumsFile), []byte(tt.sums), 0o644)
+			}
+			r.Artifacts.Add(wheel)
+			p := &preparer{}
+			s := PrepareStage{Signer: p, First: tt.first}
+			if reason, skip := s.Skip(r); skip {
+				t.Fatalf("skipped: %s", reason)
+			}
+			if err := s.Run(context.Background(), r); err != nil {
+				t.Fatal(err)
+			}
+			if p.n != tt.want {
+				t.Errorf("prepared %d times, want %d", p.n, tt.want)
+			}
+		})
+	}
+	if _, skip := (PrepareStage{}).Skip(&release.Release{}); !skip {
+		t.Error("a stage without a signer that prepares is not skipped")
 	}
 }
