@@ -390,19 +390,13 @@ func (r *restorer) copy(from string, o Output) (reason string, err error) {
 	if cerr := out.Close(); werr == nil {
 		werr = cerr
 	}
-	switch sum := hex.EncodeToString(h.Sum(nil)); {
+	switch {
 	case rerr != nil:
 		return o.Path + ": " + rerr.Error(), nil
 	case werr != nil:
 		return "", newWriteError(r.key, r.dst, to, werr)
-	case n > o.Size:
-		return fmt.Sprintf("%s: more than the recorded %d bytes", o.Path, o.Size), nil
-	case n < o.Size:
-		return fmt.Sprintf("%s: %d bytes, recorded %d", o.Path, n, o.Size), nil
-	case sum != o.SHA256:
-		return fmt.Sprintf("%s: sha256 %s, recorded %s", o.Path, sum, o.SHA256), nil
 	}
-	return "", nil
+	return o.mismatch(n, hex.EncodeToString(h.Sum(nil))), nil
 }
 
 // checkLinked checks that the output o, linked from the stored file from
@@ -412,15 +406,7 @@ func (r *restorer) copy(from string, o Output) (reason string, err error) {
 func (c *Cache) checkLinked(from, to string, o Output) string {
 	if c.Digests.Dir != "" {
 		if sum, n, err := c.Digests.SHA256Linked(from); err == nil && sameFile(from, to) {
-			switch {
-			case n > o.Size:
-				return fmt.Sprintf("%s: more than the recorded %d bytes", o.Path, o.Size)
-			case n < o.Size:
-				return fmt.Sprintf("%s: %d bytes, recorded %d", o.Path, n, o.Size)
-			case sum != o.SHA256:
-				return fmt.Sprintf("%s: sha256 %s, recorded %s", o.Path, sum, o.SHA256)
-			}
-			return ""
+			return o.mismatch(n, sum)
 		}
 	}
 	f, err := os.Open(to)
@@ -430,9 +416,16 @@ func (c *Cache) checkLinked(from, to string, o Output) string {
 	defer f.Close()
 	h := sha256.New()
 	n, err := io.CopyBuffer(h, io.LimitReader(f, o.Size+1), make([]byte, 256<<10))
-	switch sum := hex.EncodeToString(h.Sum(nil)); {
-	case err != nil:
+	if err != nil {
 		return o.Path + ": " + err.Error()
+	}
+	return o.mismatch(n, hex.EncodeToString(h.Sum(nil)))
+}
+
+// mismatch says how n bytes with digest sum differ from the recorded
+// output o (n may be one byte more than o.Size: readers stop there), or "".
+func (o Output) mismatch(n int64, sum string) string {
+	switch {
 	case n > o.Size:
 		return fmt.Sprintf("%s: more than the recorded %d bytes", o.Path, o.Size)
 	case n < o.Size:
