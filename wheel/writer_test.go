@@ -184,21 +184,32 @@ func TestFilenameRoundTrip(t *testing.T) {
 	}
 }
 
-// BenchmarkWrite packs copies of the test binary (a real ELF file) into a
-// wheel: the writer's throughput on native code. bench/wheelbench compares
-// it with `wheel pack` on a larger payload.
-func BenchmarkWrite(b *testing.B) {
+// benchContents is a wheel of 8 copies of the test binary (a real ELF
+// file), and sets b's bytes per operation to their total size.
+func benchContents(b *testing.B) *Contents {
+	b.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		b.Fatal(err)
 	}
-	st, _ := os.Stat(exe)
+	st, err := os.Stat(exe)
+	if err != nil {
+		b.Fatal(err)
+	}
 	name, _ := NewFilename("bench", "1.0", "py3", "none", "any")
 	c := &Contents{Name: name, Epoch: 1793491200}
 	for i := 0; i < 8; i++ {
 		c.Members = append(c.Members, Member{Path: fmt.Sprintf("bench/bin%d", i), File: exe, Mode: 0o755})
 	}
 	b.SetBytes(8 * st.Size())
+	return c
+}
+
+// BenchmarkWrite packs copies of the test binary (a real ELF file) into a
+// wheel: the writer's throughput on native code. bench/wheelbench compares
+// it with `wheel pack` on a larger payload.
+func BenchmarkWrite(b *testing.B) {
+	c := benchContents(b)
 	dir := b.TempDir()
 	for b.Loop() {
 		if _, err := Write(context.Background(), c, dir); err != nil {
@@ -211,24 +222,15 @@ func BenchmarkWrite(b *testing.B) {
 // and install do: every member inflated and hashed against its RECORD row.
 // Its throughput is of the uncompressed bytes.
 func BenchmarkCheck(b *testing.B) {
-	exe, err := os.Executable()
-	if err != nil {
-		b.Fatal(err)
-	}
-	st, _ := os.Stat(exe)
-	name, _ := NewFilename("bench", "1.0", "py3", "none", "any")
-	c := &Contents{Name: name, Epoch: 1793491200, DistInfo: []Member{
+	c := benchContents(b)
+	c.DistInfo = []Member{
 		{Path: "WHEEL", Data: []byte("Wheel-Version: 1.0\nGenerator: bench\nRoot-Is-Purelib: true\nTag: py3-none-any\n")},
 		{Path: "METADATA", Data: []byte("Metadata-Version: 2.1\nName: bench\nVersion: 1.0\n")},
-	}}
-	for i := 0; i < 8; i++ {
-		c.Members = append(c.Members, Member{Path: fmt.Sprintf("bench/bin%d", i), File: exe, Mode: 0o755})
 	}
 	res, err := Write(context.Background(), c, b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(8 * st.Size())
 	for b.Loop() {
 		rep, err := Check(res.Path)
 		if err != nil {
