@@ -97,12 +97,34 @@ func (ClosureStage) Skip(r *release.Release) (string, bool) { return skipWithout
 
 // Run resolves and fetches every target's closure.
 func (s ClosureStage) Run(ctx context.Context, r *release.Release) error {
+	res, err := s.resolver(r)
+	if err != nil {
+		return err
+	}
+	for _, t := range r.Targets {
+		if err := res.resolve(ctx, r, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resolver resolves the targets' closures from one lock and finder.
+type resolver struct {
+	closures Closures
+	lock     *deps.Lock
+	finder   *deps.Finder
+}
+
+// resolver reads the dependency lock and sets up the finder, once for
+// every target.
+func (s ClosureStage) resolver(r *release.Release) (*resolver, error) {
 	if s.Closures == nil {
-		return errors.New("closure: no closures to fill (the pipeline shares them with the stages that read them)")
+		return nil, errors.New("closure: no closures to fill (the pipeline shares them with the stages that read them)")
 	}
 	c := r.Config
 	if len(c.Bundle.Pythons) == 0 {
-		return &ConfigError{Key: "bundle.pythons", Msg: `set the CPython versions the bundles support, e.g. pythons = ["3.11", "3.12", "3.13"]`}
+		return nil, &ConfigError{Key: "bundle.pythons", Msg: `set the CPython versions the bundles support, e.g. pythons = ["3.11", "3.12", "3.13"]`}
 	}
 	lock := &deps.Lock{}
 	if f := c.Dependencies.Lock; f != "" {
@@ -114,7 +136,7 @@ func (s ClosureStage) Run(ctx context.Context, r *release.Release) error {
 			lock, err = deps.ReadRequirements(path)
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, n := range lock.Notes {
 			r.Logger.Warn("dependency lock: ignored", "where", n.Where, "why", n.Msg)
@@ -127,39 +149,43 @@ func (s ClosureStage) Run(ctx context.Context, r *release.Release) error {
 		}
 		finder.FindLinks = append(finder.FindLinks, fl)
 	}
-	for _, t := range r.Targets {
-		var roots []deps.Root
-		tag := ""
-		for _, a := range r.Artifacts.Filter(dist.WheelsOf(t.Name)) {
-			root, err := deps.LoadOwn(filepath.Join(r.Stage, a.Path), a.SHA256, a.Size)
-			if err != nil {
-				return err
-			}
-			roots = append(roots, root)
-			if a.Target != "" || tag == "" {
-				tag = a.PlatformTag // a native wheel's: a shared one is "any"
-			}
-		}
-		if len(roots) == 0 {
-			continue
-		}
-		if t.InstallPlatform != "" {
-			tag = t.InstallPlatform
-		}
-		if tag == "any" {
-			return &ConfigError{Key: "target " + t.Name,
-				Msg: `its wheels are pure Python ("any"): set install_platform = "<platform tag>" (e.g. "manylinux_2_17_x86_64") for the platform its bundle installs on`}
-		}
-		cl, err := deps.Resolve(ctx, roots, lock, finder, deps.Target{Name: t.Name, Platform: tag, Pythons: c.Bundle.Pythons})
+	return &resolver{closures: s.Closures, lock: lock, finder: finder}, nil
+}
+
+// resolve resolves and fetches the closure of target t's wheels, which
+// are in r.Artifacts; a target without wheels has none.
+func (res *resolver) resolve(ctx context.Context, r *release.Release, t config.Target) error {
+	var roots []deps.Root
+	tag := ""
+	for _, a := range r.Artifacts.Filter(dist.WheelsOf(t.Name)) {
+		root, err := deps.LoadOwn(filepath.Join(r.Stage, a.Path), a.SHA256, a.Size)
 		if err != nil {
-			return fmt.Errorf("dependency closure of target %s: %w", t.Name, err)
+			return err
 		}
-		for _, f := range cl.Findings {
-			r.Logger.Warn("dependency closure", "target", t.Name, "finding", f.String())
+		roots = append(roots, root)
+		if a.Target != "" || tag == "" {
+			tag = a.PlatformTag // a native wheel's: a shared one is "any"
 		}
-		s.Closures[t.Name] = cl
-		r.Logger.Info("closure resolved", "target", t.Name, "dependencies", len(cl.Packages))
 	}
+	if len(roots) == 0 {
+		return nil
+	}
+	if t.InstallPlatform != "" {
+		tag = t.InstallPlatform
+	}
+	if tag == "any" {
+		return &ConfigError{Key: "target " + t.Name,
+			Msg: `its wheels are pure Python ("any"): set install_platform = "<platform tag>" (e.g. "manylinux_2_17_x86_64") for the platform its bundle installs on`}
+	}
+	cl, err := deps.Resolve(ctx, roots, res.lock, res.finder, deps.Target{Name: t.Name, Platform: tag, Pythons: r.Config.Bundle.Pythons})
+	if err != nil {
+		return fmt.Errorf("dependency closure of target %s: %w", t.Name, err)
+	}
+	for _, f := range cl.Findings {
+		r.Logger.Warn("dependency closure", "target", t.Name, "finding", f.String())
+	}
+	res.closures[t.Name] = cl
+	r.Logger.Info("closure resolved", "target", t.Name, "dependencies", len(cl.Packages))
 	return nil
 }
 

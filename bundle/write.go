@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/bundle/deps"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
@@ -39,17 +40,9 @@ func (Stage) Skip(r *release.Release) (string, bool) { return skipWithoutWheels(
 
 // Run writes the release notes and the bundles.
 func (s Stage) Run(ctx context.Context, r *release.Release) error {
-	n, err := notes(r.Config)
+	writer, err := s.writeNotes(r)
 	if err != nil {
 		return err
-	}
-	if err := atomicfile.WriteFile(filepath.Join(r.Stage, dist.NotesFile), []byte(n), 0o644); err != nil {
-		return err
-	}
-	r.Artifacts.Add(dist.Artifact{Kind: dist.KindNotes, Path: dist.NotesFile, SHA256: checksum.Bytes([]byte(n)), Size: int64(len(n))})
-	writer := ""
-	if !r.NoCache {
-		writer = r.WriterIdentity()
 	}
 	for _, t := range r.Targets {
 		if s.Closures[t.Name] == nil {
@@ -60,6 +53,69 @@ func (s Stage) Run(ctx context.Context, r *release.Release) error {
 		}
 	}
 	return nil
+}
+
+// writeNotes writes RELEASE_NOTES.md, which every bundle holds, and
+// returns the identity the bundles are cached under ("" for none).
+func (s Stage) writeNotes(r *release.Release) (writer string, err error) {
+	n, err := notes(r.Config)
+	if err != nil {
+		return "", err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(r.Stage, dist.NotesFile), []byte(n), 0o644); err != nil {
+		return "", err
+	}
+	r.Artifacts.Add(dist.Artifact{Kind: dist.KindNotes, Path: dist.NotesFile, SHA256: checksum.Bytes([]byte(n)), Size: int64(len(n))})
+	if !r.NoCache {
+		writer = r.WriterIdentity()
+	}
+	return writer, nil
+}
+
+// Targets is the closure and bundle stages split by target, for a
+// pipeline that takes up a target as soon as its wheels are written,
+// while the next target's are: [Targets.Add] each target in the order of
+// r.Targets once its wheels are in r.Artifacts. It does what
+// [ClosureStage] then [Stage] do for every target, with the same files
+// and the same refusals; like them it does nothing for a release without
+// wheels.
+type Targets struct {
+	Closure ClosureStage
+	Bundle  Stage
+
+	res    *resolver // set up on the first target with wheels
+	notes  bool      // RELEASE_NOTES.md is written
+	writer string
+}
+
+// Add resolves and fetches the closure of target t, then writes its
+// bundle. The first target with wheels reads the dependency lock and
+// writes the release notes.
+func (b *Targets) Add(ctx context.Context, r *release.Release, t config.Target) error {
+	if len(r.Artifacts.Filter(dist.WheelsOf(t.Name))) == 0 {
+		return nil
+	}
+	if b.res == nil {
+		res, err := b.Closure.resolver(r)
+		if err != nil {
+			return err
+		}
+		b.res = res
+	}
+	if err := b.res.resolve(ctx, r, t); err != nil {
+		return err
+	}
+	if b.Bundle.Closures[t.Name] == nil {
+		return nil
+	}
+	if !b.notes {
+		w, err := b.Bundle.writeNotes(r)
+		if err != nil {
+			return err
+		}
+		b.notes, b.writer = true, w
+	}
+	return b.Bundle.writeBundle(ctx, r, t.Name, b.writer)
 }
 
 // writeBundle writes the bundle of target, which has a closure.

@@ -78,17 +78,19 @@ func BuildStages(relock string, compile build.CompileStage, signer provenance.Si
 	return []Stage{
 		attest.PrepareStage{Signer: signer, First: true},   // a key that will sign gets ready meanwhile (scrypt)
 		build.SourcesStage{Relock: relock, Workspaces: ws}, // verify every input against release.lock first
-		compile,                                       // run the steps per target, sandboxed, through the action cache
-		assemble.Stage{Workspaces: ws},                // the wheels, their platform tags, the pair check
-		attest.PrepareStage{Signer: signer},           // the same, once a wheel differs from the folder's
-		bundle.ClosureStage{Closures: closures},       // each target's dependency closure, fetched and verified
-		bundle.SBOMStage{Closures: closures},          // the SPDX document (it goes into the bundles)
-		bundle.Stage{Sandbox: sb, Closures: closures}, // release notes and one offline bundle per target
-		release.ManifestStage{Facts: facts},           // record inputs and outputs
-		release.ChecksumStage{},                       // sidecars and SHA256SUMS, once every artifact exists
-		KeepEvidenceStage{},                           // the previous folder's evidence, when it is for these wheels
-		sign,                                          // signed provenance over the artifacts; not in SHA256SUMS
-		release.OutputStage{},                         // swap the staging folder into place, last
+		compile, // run the steps per target, sandboxed, through the action cache
+		targetsStage{ // per target: the wheels, then (while the next target's wheels are written) the closure and bundle
+			wheels:   assemble.Stage{Workspaces: ws},                // the wheels, their platform tags, then the pair check
+			prepare:  attest.PrepareStage{Signer: signer},           // the same as the first, once a wheel differs from the folder's
+			closures: closures,                                      // each target's dependency closure, fetched and verified
+			bundles:  bundle.Stage{Sandbox: sb, Closures: closures}, // release notes and the target's offline bundle
+		},
+		bundle.SBOMStage{Closures: closures}, // the release's SPDX and CycloneDX documents
+		release.ManifestStage{Facts: facts},  // record inputs and outputs
+		release.ChecksumStage{},              // sidecars and SHA256SUMS, once every artifact exists
+		KeepEvidenceStage{},                  // the previous folder's evidence, when it is for these wheels
+		sign,                                 // signed provenance over the artifacts; not in SHA256SUMS
+		release.OutputStage{},                // swap the staging folder into place, last
 	}
 }
 

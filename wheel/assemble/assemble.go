@@ -76,26 +76,53 @@ func (e *Error) ExitCode() int { return 1 }
 
 // Run assembles and writes the wheels.
 func (s Stage) Run(ctx context.Context, r *release.Release) error {
-	writer := ""
-	if !r.NoCache {
-		writer = r.WriterIdentity()
+	p, err := s.Plan(r)
+	if err != nil {
+		return err
 	}
-	plans := make([][]*planned, len(r.Targets))
-	for i, t := range r.Targets {
-		ps, err := s.planTarget(r, t)
-		if err != nil {
-			return err
-		}
-		plans[i] = ps
-	}
-	pure := pureWheels(r.Config, plans)
-	shared := map[string]sharedWheel{}
-	for i, t := range r.Targets {
-		if err := s.buildTarget(ctx, r, t, plans[i], pure, shared, writer); err != nil {
+	for i := range r.Targets {
+		if err := p.Write(ctx, r, i); err != nil {
 			return err
 		}
 	}
 	return CheckPairs(r)
+}
+
+// Plan is the stage's work split by target, so that a pipeline can take
+// up a target's wheels (its closure, its bundle) while the next target's
+// are written: [Stage.Plan], then [Plan.Write] of each target in the order
+// of r.Targets, one at a time, then [CheckPairs].
+type Plan struct {
+	s      Stage
+	plans  [][]*planned // by target, in the order of r.Targets
+	pure   map[string]bool
+	shared map[string]sharedWheel // the pure wheels written so far
+	writer string
+}
+
+// Plan gathers every target's wheels and the platform their binaries
+// need, and finds the pure wheels; nothing is written yet.
+func (s Stage) Plan(r *release.Release) (*Plan, error) {
+	p := &Plan{s: s, plans: make([][]*planned, len(r.Targets)), shared: map[string]sharedWheel{}}
+	if !r.NoCache {
+		p.writer = r.WriterIdentity()
+	}
+	for i, t := range r.Targets {
+		ps, err := s.planTarget(r, t)
+		if err != nil {
+			return nil, err
+		}
+		p.plans[i] = ps
+	}
+	p.pure = pureWheels(r.Config, p.plans)
+	return p, nil
+}
+
+// Write writes the wheels of r.Targets[i] and records them in
+// r.Artifacts. Targets are written in order: a pure wheel is written by
+// the first target and compared by the others.
+func (p *Plan) Write(ctx context.Context, r *release.Release, i int) error {
+	return p.s.buildTarget(ctx, r, r.Targets[i], p.plans[i], p.pure, p.shared, p.writer)
 }
 
 type planned struct {
