@@ -13,7 +13,13 @@
 // of the bundle (wheel's reader checks every member against its RECORD
 // hash). It also times a rebuild with nothing changed.
 //
-//	go run ./bench/packagebench [-mib 420] [-runs 3] [-out bench/out-package] [-check]
+//	go run ./bench/packagebench [-mib 420] [-runs 3] [-targets 1] [-out bench/out-package] [-check]
+//
+// -targets N declares N targets (the first one's platform tag read from
+// the binaries, the others' set in release.toml), so that the release has
+// N wheels and N bundles; the standard pipeline then packs and bundles the
+// same tree N times, each with its target's tag. It shows what overlapping
+// one target's bundle with the next target's wheel brings.
 //
 // -mib 2048 shows that memory stays flat: where the machine has fewer
 // acceptable ELF bytes, the payload adds marked copies of them.
@@ -47,6 +53,7 @@ type results struct {
 	PayloadBytes   int64   `json:"payload_bytes"`
 	PayloadFiles   int     `json:"payload_files"`
 	CPUs           int     `json:"cpus"`
+	Targets        int     `json:"targets"`
 	Build          timing  `json:"mkrelease_build"`
 	Standard       timing  `json:"standard_pipeline"`
 	BuildSpeedup   float64 `json:"build_speedup"`
@@ -67,8 +74,13 @@ func main() {
 	out := flag.String("out", "bench/out-package", "work folder")
 	python := flag.String("python", "/usr/bin/python3", "Python with the wheel package")
 	check := flag.Bool("check", false, "exit 1 unless the targets hold (see targets)")
+	ntargets := flag.Int("targets", 1, "release targets (wheels and bundles) built from the payload")
 	flag.Parse()
-	if err := run(*mib, *runs, *out, *python, *check); err != nil {
+	if *ntargets < 1 {
+		fmt.Fprintln(os.Stderr, "packagebench: -targets must be at least 1")
+		os.Exit(2)
+	}
+	if err := run(*mib, *runs, *ntargets, *out, *python, *check); err != nil {
 		fmt.Fprintln(os.Stderr, "packagebench:", err)
 		os.Exit(1)
 	}
@@ -93,7 +105,24 @@ func acceptable(p string) bool {
 	return err == nil
 }
 
-func run(mib, runs int, out, python string, check bool) error {
+// benchTarget is one target of the bench's release: its name, the
+// platform_tag line release.toml gives it ("" for the first, whose tag is
+// read from the binaries) and the tag the standard pipeline's wheel gets.
+type benchTarget struct {
+	name, platformTag, wheelTag string
+}
+
+// benchTargets returns the n targets of the bench's release.
+func benchTargets(n int) []benchTarget {
+	ts := []benchTarget{{name: "linux-x86_64", wheelTag: "py3-none-manylinux_2_17_x86_64"}}
+	for i := 2; i <= n; i++ {
+		tag := fmt.Sprintf("manylinux_2_%d_x86_64", 90+i)
+		ts = append(ts, benchTarget{name: fmt.Sprintf("linux-x86_64-t%d", i), platformTag: tag, wheelTag: "py3-none-" + tag})
+	}
+	return ts
+}
+
+func run(mib, runs, ntargets int, out, python string, check bool) error {
 	out, _ = filepath.Abs(out)
 	os.RemoveAll(out)
 	proj := filepath.Join(out, "project")
@@ -104,6 +133,15 @@ func run(mib, runs int, out, python string, check bool) error {
 		return err
 	}
 	res.CPUs = runtime.NumCPU()
+	res.Targets = ntargets
+	bts := benchTargets(ntargets)
+	var targetTables string
+	for _, t := range bts {
+		targetTables += fmt.Sprintf("[[target]]\nname = %q\n", t.name)
+		if t.platformTag != "" {
+			targetTables += fmt.Sprintf("platform_tag = %q\n", t.platformTag)
+		}
+	}
 	os.WriteFile(filepath.Join(proj, "payload", "bench_payload", "__init__.py"), []byte(""), 0o644)
 	os.WriteFile(filepath.Join(proj, "CHANGELOG.md"), []byte("# Changelog\n\n## 1.0\n- benchmark\n"), 0o644)
 	os.WriteFile(filepath.Join(proj, "release.toml"), []byte(`[project]
@@ -118,9 +156,7 @@ pythons = ["3.11"]
 [[source]]
 name = "payload"
 local = "payload"
-[[target]]
-name = "linux-x86_64"
-[[wheel]]
+`+targetTables+`[[wheel]]
 name = "bench-payload"
 [[wheel.include]]
 source = "payload"
@@ -147,18 +183,31 @@ to = "bench_payload"
 	os.MkdirAll(di, 0o755)
 	os.WriteFile(filepath.Join(di, "METADATA"), []byte("Metadata-Version: 2.1\nName: bench-payload\nVersion: 1.0\n"), 0o644)
 	os.WriteFile(filepath.Join(di, "WHEEL"), []byte("Wheel-Version: 1.0\nGenerator: bench\nRoot-Is-Purelib: false\nTag: py3-none-manylinux_2_17_x86_64\n"), 0o644)
+	// Per target: the WHEEL file's tag, the wheel, its bundle.
 	script := `set -e
 cd "$1"
-rm -rf dist root && mkdir -p dist root/wheels
-"$2" -m wheel pack -d root/wheels unpacked >/dev/null
-(cd root && sha256sum wheels/*.whl > SHA256SUMS)
-tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C . -cf - root | gzip -n > "dist/$3"
-cp root/wheels/*.whl dist/
+py="$2"
+shift 2
+rm -rf dist && mkdir dist
+while [ $# -gt 0 ]; do
+  rm -rf root && mkdir -p root/wheels
+  sed -i "s/^Tag: .*/Tag: $1/" unpacked/bench_payload-1.0.dist-info/WHEEL
+  "$py" -m wheel pack -d root/wheels unpacked >/dev/null
+  (cd root && sha256sum wheels/*.whl > SHA256SUMS)
+  tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C . -cf - root | gzip -n > "dist/$2"
+  cp root/wheels/*.whl dist/
+  shift 2
+done
 (cd dist && for f in *; do sha256sum "$f" > "$f.sha256"; done && sha256sum *.whl *.tar.gz > SHA256SUMS)
 `
-	// Both pipelines name the bundle as mkrelease names the project's
-	// (release.toml above) bundle of its one target.
-	bundleName := dist.NamesOf("bench-payload", "1.0").Bundle("linux-x86_64")
+	// Both pipelines name each bundle as mkrelease names the project's
+	// (release.toml above) bundle of that target.
+	names := dist.NamesOf("bench-payload", "1.0")
+	bundleName := names.Bundle(bts[0].name)
+	stdArgs := []string{"-c", script, "sh", std, python}
+	for _, t := range bts {
+		stdArgs = append(stdArgs, t.wheelTag, names.Bundle(t.name))
+	}
 	for i := 0; i < runs; i++ {
 		// --no-cache: every run packages from scratch (the action cache
 		// would otherwise serve the wheel and bundle the first run wrote).
@@ -168,7 +217,7 @@ cp root/wheels/*.whl dist/
 			return fmt.Errorf("mkrelease build: %w", err)
 		}
 		res.Build.Add(secs, rss)
-		secs, rss, err = measure.Timed(exec.Command("sh", "-c", script, "sh", std, python, bundleName))
+		secs, rss, err = measure.Timed(exec.Command("sh", stdArgs...))
 		if err != nil {
 			return fmt.Errorf("standard pipeline: %w", err)
 		}
@@ -232,7 +281,7 @@ done
 	b, _ := json.MarshalIndent(res, "", "  ")
 	os.WriteFile(filepath.Join(out, "results.json"), append(b, '\n'), 0o644)
 
-	fmt.Printf("payload: %d ELF files, %.0f MiB; %d CPUs; median of %d runs\n\n", res.PayloadFiles, float64(res.PayloadBytes)/(1<<20), res.CPUs, runs)
+	fmt.Printf("payload: %d ELF files, %.0f MiB; %d target(s); %d CPUs; median of %d runs\n\n", res.PayloadFiles, float64(res.PayloadBytes)/(1<<20), res.Targets, res.CPUs, runs)
 	fmt.Println("| task | mkrelease | standard tools | ratio | target |")
 	fmt.Println("| --- | --- | --- | --- | --- |")
 	fmt.Printf("| packaging: wheel, closure, bundle, SBOM, checksums | %.2f s, %d MiB peak | %.2f s (wheel pack + tar\\|gzip -n + sha256sum), %d MiB peak | %.2fx | >= %gx |\n",
@@ -243,7 +292,7 @@ done
 		res.VerifyBundle.Median, res.VerifyBundle.PeakRSS>>20, res.AuditStandard.Median, res.AuditStandard.PeakRSS>>20, res.AuditSpeedup, targets.audit)
 	fmt.Printf("| rebuild with nothing changed (this payload) | %.2f s, %d MiB peak | | | <= %g s |\n",
 		res.Rebuild.Median, res.Rebuild.PeakRSS>>20, targets.rebuild)
-	fmt.Printf("\nbundle: %.1f MiB (standard pipeline's: %.1f MiB)\n", float64(res.BundleBytes)/(1<<20), float64(res.StandardBundle)/(1<<20))
+	fmt.Printf("\nbundle (%s): %.1f MiB (standard pipeline's: %.1f MiB)\n", bts[0].name, float64(res.BundleBytes)/(1<<20), float64(res.StandardBundle)/(1<<20))
 	if check {
 		return res.check()
 	}
