@@ -92,8 +92,10 @@ func (g *globalOptions) logger(f *Factory) *slog.Logger {
 	return slog.New(&lineHandler{mu: &sync.Mutex{}, w: w, level: level})
 }
 
-// Main runs the command line and returns the exit status.
+// Main runs the command line and returns the exit status. It sets the
+// garbage collector's soft memory limit first (memlimit.go).
 func Main() int {
+	applyMemoryLimit(os.LookupEnv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	f := &Factory{IO: &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}, Getenv: os.Getenv, LookupEnv: os.LookupEnv}
