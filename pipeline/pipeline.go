@@ -90,6 +90,7 @@ func BuildStages(relock string, compile build.CompileStage, signer provenance.Si
 		release.ChecksumStage{},              // sidecars and SHA256SUMS, once every artifact exists
 		KeepEvidenceStage{},                  // the previous folder's evidence, when it is for these wheels
 		sign,                                 // signed provenance over the artifacts; not in SHA256SUMS
+		attest.ReadyStage{Signer: signer},    // a key decrypted meanwhile opened, even if nothing was signed
 		release.OutputStage{},                // swap the staging folder into place, last
 	}
 }
@@ -100,6 +101,29 @@ func Build(ctx context.Context, o BuildOptions) (*release.Release, error) {
 	if err := release.CheckOutput(o.Out); err != nil {
 		return nil, err
 	}
+	// A key still being decrypted (provenance.InBackground) that turns
+	// out not to open stops the build at once, with the key's error,
+	// instead of when the provenance is signed at the end.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	if p, ok := o.Signer.(provenance.Pending); ok {
+		go func() {
+			if err := p.Wait(ctx); err != nil {
+				stop(err)
+			}
+		}()
+	}
+	r, err := buildRelease(ctx, o)
+	if err != nil && ctx.Err() != nil {
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, context.DeadlineExceeded) {
+			return nil, cause
+		}
+	}
+	return r, err
+}
+
+// buildRelease is Build once the key is watched.
+func buildRelease(ctx context.Context, o BuildOptions) (*release.Release, error) {
 	// Folders a killed earlier run left (its scratch, its staging folder
 	// beside the output) go first; those of live runs are locked.
 	scratchDir, removed, err := workdir.Scratch("mkrelease-build-")

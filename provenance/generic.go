@@ -21,6 +21,9 @@ func SignStatement(ctx context.Context, s Signer, statement []byte) ([]byte, err
 	if st.Type != StatementType || st.PredicateType == "" {
 		return nil, fmt.Errorf("sign: not an in-toto Statement v1 with a predicateType (_type %q)", st.Type)
 	}
+	if err := Ready(ctx, s); err != nil {
+		return nil, fmt.Errorf("sign: %w", err)
+	}
 	pub := s.Public()
 	keyID := KeyID(pub)
 	if keyID == "" {

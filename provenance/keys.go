@@ -235,7 +235,85 @@ func checkKeyType(pub crypto.PublicKey) error {
 type LoadOption func(*loadConfig)
 
 type loadConfig struct {
-	getenv func(string) string
+	getenv     func(string) string
+	background bool
+}
+
+// InBackground makes LoadSigner return an encrypted key (file:// or
+// env://) as soon as the key file is checked and its password read, and
+// decrypt it (scrypt: a few tenths of a second of one core) in the
+// background: the signer is a [Pending] whose first use waits for the
+// decryption and fails with its error, and whose Wait reports a wrong
+// password as soon as it is known. A build starts at once and signs at
+// its end; the decryption runs on a core the build leaves idle. Other
+// keys (KMS) are returned as without it.
+func InBackground() LoadOption {
+	return func(c *loadConfig) { c.background = true }
+}
+
+// Pending is a [Signer] whose key is still being made ready (an encrypted
+// key decrypted in the background: [InBackground]). Public and
+// SignMessage wait for it; Public returns nil when it failed.
+type Pending interface {
+	Signer
+	// Wait returns once the key is ready (nil) or could not be made ready
+	// (why: a wrong password, a damaged key file), or with ctx's error.
+	Wait(ctx context.Context) error
+}
+
+// Ready waits until s can sign: for a [Pending] signer, until its key is
+// ready, returning the error that kept it from being; at once for any
+// other signer.
+func Ready(ctx context.Context, s Signer) error {
+	if p, ok := s.(Pending); ok {
+		return p.Wait(ctx)
+	}
+	return nil
+}
+
+// pendingSigner is a signer whose key is loaded in the background.
+type pendingSigner struct {
+	done   chan struct{} // closed once signer and err are set
+	signer Signer
+	err    error
+}
+
+// startPending runs load in the background.
+func startPending(load func() (Signer, error)) *pendingSigner {
+	p := &pendingSigner{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.signer, p.err = load()
+	}()
+	return p
+}
+
+// Wait waits for the key ([Pending]).
+func (p *pendingSigner) Wait(ctx context.Context) error {
+	select {
+	case <-p.done:
+		return p.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Public waits for the key and returns its public key, nil when it could
+// not be loaded.
+func (p *pendingSigner) Public() crypto.PublicKey {
+	<-p.done
+	if p.err != nil {
+		return nil
+	}
+	return p.signer.Public()
+}
+
+// SignMessage waits for the key and signs.
+func (p *pendingSigner) SignMessage(ctx context.Context, message []byte) ([]byte, error) {
+	if err := p.Wait(ctx); err != nil {
+		return nil, err
+	}
+	return p.signer.SignMessage(ctx, message)
 }
 
 // WithGetenv makes LoadSigner read environment variables (the key of an
@@ -280,7 +358,7 @@ func LoadSigner(ctx context.Context, uri string, password PasswordFunc, opts ...
 		if err != nil {
 			return nil, fmt.Errorf("signing key: %w", err)
 		}
-		return loadPEMSigner("file://"+path, data, password)
+		return loadPEMSigner("file://"+path, data, password, cfg.background)
 	case scheme == "env":
 		if rest == "" {
 			return nil, fmt.Errorf("signing key %s: no variable name (env://VAR)", uri)
@@ -289,7 +367,7 @@ func LoadSigner(ctx context.Context, uri string, password PasswordFunc, opts ...
 		if data == "" {
 			return nil, fmt.Errorf("signing key %s: the environment variable %s is not set or empty", uri, rest)
 		}
-		return loadPEMSigner(uri, []byte(data), password)
+		return loadPEMSigner(uri, []byte(data), password, cfg.background)
 	}
 	return loadKMSSigner(ctx, uri, scheme, cfg)
 }
@@ -310,9 +388,11 @@ func readLimited(path string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// loadPEMSigner decrypts an encrypted PEM private key. ref names the key in
-// errors; the key bytes never appear in one.
-func loadPEMSigner(ref string, data []byte, password PasswordFunc) (Signer, error) {
+// loadPEMSigner decrypts an encrypted PEM private key, in the background
+// when background is set (a [Pending] signer), once the PEM block is
+// checked and the password read. ref names the key in errors; the key
+// bytes never appear in one.
+func loadPEMSigner(ref string, data []byte, password PasswordFunc, background bool) (Signer, error) {
 	b, _ := pem.Decode(data)
 	if b == nil {
 		return nil, fmt.Errorf("signing key %s: not a PEM private key", ref)
@@ -336,18 +416,24 @@ func loadPEMSigner(ref string, data []byte, password PasswordFunc) (Signer, erro
 		return nil, fmt.Errorf("signing key %s: %w", ref, err)
 	}
 	pw = append([]byte{}, pw...) // nil would skip decryption
-	priv, err := cryptoutils.UnmarshalPEMToPrivateKey(pem.EncodeToMemory(b), cryptoutils.StaticPasswordFunc(pw))
-	clear(pw)
-	if err != nil {
-		// The errors of the decryption and of x509 carry no key bytes, but
-		// they are replaced anyway: the message must not depend on them.
-		return nil, fmt.Errorf("signing key %s: wrong password, or the key file is damaged (decryption failed)", ref)
+	decrypt := func() (Signer, error) {
+		priv, err := cryptoutils.UnmarshalPEMToPrivateKey(pem.EncodeToMemory(b), cryptoutils.StaticPasswordFunc(pw))
+		clear(pw)
+		if err != nil {
+			// The errors of the decryption and of x509 carry no key bytes, but
+			// they are replaced anyway: the message must not depend on them.
+			return nil, fmt.Errorf("signing key %s: wrong password, or the key file is damaged (decryption failed)", ref)
+		}
+		signer, err := newLocalSigner(priv)
+		if err != nil {
+			return nil, fmt.Errorf("signing key %s: %w", ref, err)
+		}
+		return signer, nil
 	}
-	signer, err := newLocalSigner(priv)
-	if err != nil {
-		return nil, fmt.Errorf("signing key %s: %w", ref, err)
+	if background {
+		return startPending(decrypt), nil
 	}
-	return signer, nil
+	return decrypt()
 }
 
 func keyTypeName(k any) string {
@@ -432,7 +518,7 @@ func DevKey(dir string) (s Signer, created bool, err error) {
 		if err != nil {
 			return nil, fmt.Errorf("development key: %w", err)
 		}
-		s, err := loadPEMSigner("file://"+privPath, data, StaticPassword([]byte{}))
+		s, err := loadPEMSigner("file://"+privPath, data, StaticPassword([]byte{}), false)
 		if err != nil {
 			return nil, fmt.Errorf("development key (delete %s to start over): %w", dir, err)
 		}

@@ -209,6 +209,11 @@ func TestLoadSigner(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s, err := provenance.LoadSigner(context.Background(), tc.uri, tc.password, provenance.WithGetenv(getenv))
+			if err == nil {
+				if _, pending := s.(provenance.Pending); pending {
+					t.Errorf("LoadSigner without InBackground returned a %T", s)
+				}
+			}
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -234,6 +239,96 @@ func TestLoadSigner(t *testing.T) {
 			}
 			assertNoSecrets(t, "error message", []byte(err.Error()), append(secrets, "hunter2", env["PLAIN_KEY"][30:90]))
 		})
+	}
+}
+
+// TestLoadSignerInBackground loads the same keys with InBackground: an
+// encrypted key is returned before it is decrypted, as a Pending signer
+// that signs like the key once ready, and whose wrong password is its
+// Wait's, Sign's and SignMessage's error; errors found before the
+// decryption (no password, not a private key) are LoadSigner's own.
+func TestLoadSignerInBackground(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	privPath, pubPath := keygen(t, dir)
+	privPEM, _ := os.ReadFile(privPath)
+	pub, err := provenance.LoadPublicKey(pubPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"RELEASE_KEY": string(privPEM), "PUBLIC_KEY": mustRead(t, pubPath)}
+	getenv := func(k string) string { return env[k] }
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name     string
+		uri      string
+		password provenance.PasswordFunc
+		loadErr  string // LoadSigner's error
+		waitErr  string // else Wait's, Sign's and SignMessage's
+	}{
+		{name: "file", uri: "file://" + privPath, password: provenance.StaticPassword([]byte(testPassword))},
+		{name: "env", uri: "env://RELEASE_KEY", password: provenance.StaticPassword([]byte(testPassword))},
+		{name: "wrong password", uri: "file://" + privPath, password: provenance.StaticPassword([]byte("hunter2")), waitErr: "wrong password"},
+		{name: "password unset", uri: "file://" + privPath, password: provenance.PasswordFromEnv(getenv), loadErr: "MKRELEASE_KEY_PASSWORD is not set"},
+		{name: "public key given", uri: "env://PUBLIC_KEY", password: provenance.StaticPassword([]byte(testPassword)), loadErr: "this is a public key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s, err := provenance.LoadSigner(ctx, tc.uri, tc.password, provenance.WithGetenv(getenv), provenance.InBackground())
+			if tc.loadErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.loadErr) {
+					t.Fatalf("LoadSigner: error %v, want one containing %q", err, tc.loadErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("LoadSigner: %v", err)
+			}
+			if _, ok := s.(provenance.Pending); !ok {
+				t.Fatalf("LoadSigner returned a %T, not a Pending signer", s)
+			}
+			werr := provenance.Ready(ctx, s)
+			_, _, serr := provenance.Sign(ctx, s, mustStatement(t))
+			_, merr := s.SignMessage(ctx, []byte("message"))
+			if tc.waitErr != "" {
+				for what, err := range map[string]error{"Ready": werr, "Sign": serr, "SignMessage": merr} {
+					if err == nil || !strings.Contains(err.Error(), tc.waitErr) {
+						t.Errorf("%s: error %v, want one containing %q", what, err, tc.waitErr)
+					}
+				}
+				if s.Public() != nil {
+					t.Errorf("Public() = %v for a key that did not open, want nil", s.Public())
+				}
+				return
+			}
+			if werr != nil || serr != nil || merr != nil {
+				t.Fatalf("Ready: %v; Sign: %v; SignMessage: %v", werr, serr, merr)
+			}
+			if provenance.KeyID(s.Public()) != provenance.KeyID(pub) {
+				t.Errorf("KeyID = %s, want %s", provenance.KeyID(s.Public()), provenance.KeyID(pub))
+			}
+			envelope, _, err := provenance.Sign(ctx, s, mustStatement(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, _ := provenance.NewVerifier(pub)
+			if _, err := v.Verify(envelope, provenance.WithArtifacts(releaseDigests())); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	// Wait gives up with its context; the key is still decrypted.
+	s, err := provenance.LoadSigner(ctx, "file://"+privPath, provenance.StaticPassword([]byte(testPassword)), provenance.InBackground())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := provenance.Ready(done, s); err != nil && !errors.Is(err, context.Canceled) {
+		t.Errorf("Ready with a cancelled context: %v, want nil or context.Canceled", err)
+	}
+	if err := provenance.Ready(ctx, s); err != nil {
+		t.Errorf("Ready: %v", err)
 	}
 }
 

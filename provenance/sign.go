@@ -129,6 +129,9 @@ func Sign(ctx context.Context, s Signer, statement []byte) (envelope, bundle []b
 	if st.Type != StatementType {
 		return nil, nil, fmt.Errorf("sign: the statement's _type is %q, expected %q", st.Type, StatementType)
 	}
+	if err := Ready(ctx, s); err != nil {
+		return nil, nil, fmt.Errorf("sign: %w", err)
+	}
 	pub := s.Public()
 	keyID := KeyID(pub)
 	if keyID == "" {

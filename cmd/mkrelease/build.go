@@ -16,6 +16,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/remotecache"
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/pipeline"
+	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/release"
 )
 
@@ -162,7 +163,9 @@ func (o *BuildOptions) pipelineOptions(ctx context.Context, s *session) (pipelin
 	if err != nil {
 		return pipeline.BuildOptions{}, err
 	}
-	signer, err := s.signingKey(ctx, o.Key)
+	// The key is decrypted while the build runs; the pipeline stops as
+	// soon as it fails to open.
+	signer, err := s.signingKey(ctx, o.Key, provenance.InBackground())
 	if err != nil {
 		return pipeline.BuildOptions{}, err
 	}

@@ -65,8 +65,12 @@ func (s *session) lockIfPresent() (*lock.Lock, error) {
 
 // signingKey loads the key that signs (--key flagKey, else [signing] key,
 // else the local development key), once per key: a password is asked
-// once.
-func (s *session) signingKey(ctx context.Context, flagKey string) (provenance.Signer, error) {
+// once. opts go to provenance.LoadSigner: build passes
+// provenance.InBackground, since the build pipeline stops as soon as the
+// key fails to open; a verb that signs only at the end of long work
+// without watching the key (evidence run, publish, merge) loads it
+// before it starts.
+func (s *session) signingKey(ctx context.Context, flagKey string, opts ...provenance.LoadOption) (provenance.Signer, error) {
 	if sg, ok := s.signer[flagKey]; ok {
 		return sg, nil
 	}
@@ -74,7 +78,7 @@ func (s *session) signingKey(ctx context.Context, flagKey string) (provenance.Si
 	if err != nil {
 		return nil, err
 	}
-	sg, err := s.f.signer(ctx, cfg, flagKey, s.log)
+	sg, err := s.f.signer(ctx, cfg, flagKey, s.log, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -20,14 +20,16 @@ import (
 const devKeyDir = ".mkrelease"
 
 // signer resolves the key that signs a build: --key, else [signing] key,
-// else the local development key, created on first use (loudly).
-func (f *Factory) signer(ctx context.Context, cfg *config.Config, flagKey string, log *slog.Logger) (provenance.Signer, error) {
+// else the local development key, created on first use (loudly). opts go
+// to provenance.LoadSigner.
+func (f *Factory) signer(ctx context.Context, cfg *config.Config, flagKey string, log *slog.Logger, opts ...provenance.LoadOption) (provenance.Signer, error) {
 	uri := flagKey
 	if uri == "" {
 		uri = cfg.Signing.Key
 	}
 	if uri != "" {
-		s, err := provenance.LoadSigner(ctx, uri, func() ([]byte, error) { return f.password(false) }, provenance.WithGetenv(f.Getenv))
+		opts = append([]provenance.LoadOption{provenance.WithGetenv(f.Getenv)}, opts...)
+		s, err := provenance.LoadSigner(ctx, uri, func() ([]byte, error) { return f.password(false) }, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("signing key %s: %w", uri, err)
 		}

@@ -83,3 +83,24 @@ func willSign(r *release.Release) bool {
 	}
 	return false
 }
+
+// ReadyStage waits, before the output folder is replaced, for a signing
+// key decrypted while the build ran (provenance.InBackground), so that a
+// key that does not open fails every build, whether or not the build
+// signed anything and however soon it ended, as it did when the key was
+// decrypted before the build started. The build pipeline stops as soon
+// as the key fails; this stage only covers a build that ended first.
+type ReadyStage struct {
+	Signer provenance.Signer
+}
+
+// String names the stage.
+func (ReadyStage) String() string { return "signing-key" }
+
+// Run waits for the key; at once for a key already ready.
+func (s ReadyStage) Run(ctx context.Context, _ *release.Release) error {
+	if s.Signer == nil {
+		return nil
+	}
+	return provenance.Ready(ctx, s.Signer)
+}

@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mkrelease/mkrelease/internal/dist"
+	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/release"
 )
 
@@ -107,5 +109,56 @@ func TestPrepareStage(t *testing.T) {
 	}
 	if _, skip := (PrepareStage{}).Skip(&release.Release{}); !skip {
 		t.Error("a stage without a signer that prepares is not skipped")
+	}
+}
+
+// pending is a signer whose key is made ready when ready is closed, with
+// err.
+type pending struct {
+	preparer
+	ready chan struct{}
+	err   error
+}
+
+func (p *pending) Wait(ctx context.Context) error {
+	select {
+	case <-p.ready:
+		return p.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// ReadyStage holds the build until a key decrypted in the background is
+// ready, and fails it with the key's error; other signers pass at once.
+func TestReadyStage(t *testing.T) {
+	r := &release.Release{Logger: slog.New(slog.DiscardHandler)}
+	ctx := context.Background()
+	wrong := errors.New("signing key file://k: wrong password")
+	for _, tt := range []struct {
+		name   string
+		signer provenance.Signer
+		want   error
+	}{
+		{"no signer", nil, nil},
+		{"a key already open", &preparer{}, nil},
+		{"a pending key that opens", &pending{ready: make(chan struct{})}, nil},
+		{"a pending key that does not", &pending{ready: make(chan struct{}), err: wrong}, wrong},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() { done <- (ReadyStage{Signer: tt.signer}).Run(ctx, r) }()
+			if p, ok := tt.signer.(*pending); ok {
+				select {
+				case err := <-done:
+					t.Fatalf("returned (%v) before the key was ready", err)
+				case <-time.After(50 * time.Millisecond):
+				}
+				close(p.ready)
+			}
+			if err := <-done; !errors.Is(err, tt.want) {
+				t.Errorf("Run: %v, want %v", err, tt.want)
+			}
+		})
 	}
 }
