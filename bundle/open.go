@@ -181,28 +181,43 @@ func OpenWith(ctx context.Context, path string, opt OpenOptions) (*Opened, *Repo
 	if opt.Size != 0 && st.Size() != opt.Size {
 		return nil, nil, fmt.Errorf("open bundle %s: it has %d bytes, %d when it was hashed: it changed since; load the release folder again", path, st.Size(), opt.Size)
 	}
-	if _, err := os.Stat(dist.SidecarPath(path)); err != nil {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no sidecar %s next to the bundle: nothing shows that %s is the file that was released; fetch its .sha256 too, or compare its sha256 with the release's SHA256SUMS",
-			filepath.Base(dist.SidecarPath(path)), filepath.Base(path)))
-	} else {
-		rep.Run(CheckSidecar)
-		sr, err := dist.CheckSidecar(dist.SidecarPath(path), opt.SHA256)
-		switch {
-		case err != nil:
-			rep.Addf(CheckSidecar, filepath.Base(dist.SidecarPath(path)), "%v", err)
-		case !sr.OK():
-			for _, f := range sr.Findings {
-				rep.Add(sumFinding(CheckSidecar, f))
-			}
-		}
-	}
 	dir, err := os.MkdirTemp("", "mkrelease-bundle-")
 	if err != nil {
 		return nil, nil, err
 	}
 	o := &Opened{dir: dir}
+	// Without a digest given, the bundle is hashed for its sidecar on one
+	// core while the other inflates it; the sidecar's findings still come
+	// before the archive's.
+	sidecar := func() {}
+	if _, err := os.Stat(dist.SidecarPath(path)); err != nil {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no sidecar %s next to the bundle: nothing shows that %s is the file that was released; fetch its .sha256 too, or compare its sha256 with the release's SHA256SUMS",
+			filepath.Base(dist.SidecarPath(path)), filepath.Base(path)))
+	} else {
+		rep.Run(CheckSidecar)
+		done := make(chan struct{})
+		var sr checksum.Report
+		var serr error
+		go func() {
+			defer close(done)
+			sr, serr = dist.CheckSidecar(dist.SidecarPath(path), opt.SHA256)
+		}()
+		sidecar = func() {
+			<-done
+			switch {
+			case serr != nil:
+				rep.Addf(CheckSidecar, filepath.Base(dist.SidecarPath(path)), "%v", serr)
+			case !sr.OK():
+				for _, f := range sr.Findings {
+					rep.Add(sumFinding(CheckSidecar, f))
+				}
+			}
+		}
+	}
+	_, err = extract.ExtractFile(ctx, path, filepath.Join(dir, "x"), extract.Options{})
+	sidecar()
 	rep.Run(CheckArchive)
-	if _, err := extract.ExtractFile(ctx, path, filepath.Join(dir, "x"), extract.Options{}); err != nil {
+	if err != nil {
 		var ee *extract.EntryError
 		if errors.As(err, &ee) && ee.Entry != "" {
 			rep.Addf(CheckArchive, ee.Entry, "%v", err)
