@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -21,7 +20,7 @@ import (
 // it wrote: the standard audit writes 600 MiB of files just before
 // mkrelease's audit runs.
 func Timed(cmd *exec.Cmd) (float64, int64, error) {
-	syscall.Sync()
+	writeBack()
 	f, err := os.CreateTemp("", "bench-time-")
 	if err != nil {
 		return 0, 0, err
