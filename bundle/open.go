@@ -16,6 +16,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/extract"
 	"github.com/mkrelease/mkrelease/internal/finding"
+	"github.com/mkrelease/mkrelease/internal/testhook"
 	"github.com/mkrelease/mkrelease/wheel"
 )
 
@@ -186,36 +187,42 @@ func OpenWith(ctx context.Context, path string, opt OpenOptions) (*Opened, *Repo
 		return nil, nil, err
 	}
 	o := &Opened{dir: dir}
-	// Without a digest given, the bundle is hashed for its sidecar on one
-	// core while the other inflates it; the sidecar's findings still come
-	// before the archive's.
-	sidecar := func() {}
-	if _, err := os.Stat(dist.SidecarPath(path)); err != nil {
+	// Without a digest given, the bundle is hashed for its sidecar as it
+	// is extracted, on another core: the sidecar vouches for the very
+	// bytes extracted, read once. Its findings still come first.
+	sidecar := dist.SidecarPath(path)
+	_, serr := os.Stat(sidecar)
+	var xopt extract.Options
+	var h *checksum.Hasher
+	if serr == nil && opt.SHA256 == "" {
+		h = checksum.NewHasher()
+		xopt.Tee = h
+		testhook.Count(testhook.CountHash, path)
+	}
+	_, err = extract.ExtractFile(ctx, path, filepath.Join(dir, "x"), xopt)
+	if serr != nil {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no sidecar %s next to the bundle: nothing shows that %s is the file that was released; fetch its .sha256 too, or compare its sha256 with the release's SHA256SUMS",
-			filepath.Base(dist.SidecarPath(path)), filepath.Base(path)))
+			filepath.Base(sidecar), filepath.Base(path)))
 	} else {
+		digest := opt.SHA256
+		if h != nil {
+			// A bundle that could not be read to its end while it was
+			// extracted is hashed on its own (CheckSidecar, given "").
+			if sha, n := h.Sum(); n == st.Size() {
+				digest = sha
+			}
+		}
 		rep.Run(CheckSidecar)
-		done := make(chan struct{})
-		var sr checksum.Report
-		var serr error
-		go func() {
-			defer close(done)
-			sr, serr = dist.CheckSidecar(dist.SidecarPath(path), opt.SHA256)
-		}()
-		sidecar = func() {
-			<-done
-			switch {
-			case serr != nil:
-				rep.Addf(CheckSidecar, filepath.Base(dist.SidecarPath(path)), "%v", serr)
-			case !sr.OK():
-				for _, f := range sr.Findings {
-					rep.Add(sumFinding(CheckSidecar, f))
-				}
+		sr, cerr := dist.CheckSidecar(sidecar, digest)
+		switch {
+		case cerr != nil:
+			rep.Addf(CheckSidecar, filepath.Base(sidecar), "%v", cerr)
+		case !sr.OK():
+			for _, f := range sr.Findings {
+				rep.Add(sumFinding(CheckSidecar, f))
 			}
 		}
 	}
-	_, err = extract.ExtractFile(ctx, path, filepath.Join(dir, "x"), extract.Options{})
-	sidecar()
 	rep.Run(CheckArchive)
 	if err != nil {
 		var ee *extract.EntryError

@@ -439,6 +439,24 @@ func TestOpenWith(t *testing.T) {
 			t.Errorf("hashed, the same bundle passes: %v", err)
 		}
 	})
+	// A bundle the extraction refuses part way (here cut short) is still
+	// checked against its sidecar first, by the digest of all its bytes,
+	// which are hashed as they are extracted.
+	t.Run("refused archive, sidecar of the whole file", func(t *testing.T) {
+		cut := data[:len(data)*2/3]
+		p := filepath.Join(t.TempDir(), base)
+		os.WriteFile(p, cut, 0o644)
+		os.WriteFile(p+".sha256", []byte(sha+"  "+base+"\n"), 0o644)
+		o, rep, err := Open(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o.Close()
+		if len(rep.Findings) != 2 || rep.Findings[0].Check != CheckSidecar || rep.Findings[1].Check != CheckArchive ||
+			!strings.Contains(rep.Findings[0].Msg, "listed "+sha+", file has "+checksum.Bytes(cut)) {
+			t.Errorf("want the sidecar mismatch with the cut file's digest, then the archive's refusal; got %+v", rep.Findings)
+		}
+	})
 	t.Run("refused options", func(t *testing.T) {
 		for _, opt := range []OpenOptions{
 			{SHA256: sha[:63]},

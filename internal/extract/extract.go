@@ -37,6 +37,14 @@ type Options struct {
 	// Unicode normalisation are refused either way.
 	AllowCaseCollisions bool
 
+	// Tee, when not nil, is written every byte of the archive as it is
+	// read, and the archive is read to its end even when the extraction
+	// stops early (unless ctx is cancelled), so that Tee sees all of it
+	// (a read error leaves it short): a caller hashes the very bytes it
+	// extracts, reading them once. With Tee, a zip is copied to a
+	// temporary file first, as from a reader that cannot seek.
+	Tee io.Writer
+
 	// Limits bound what the archive may make us write.
 	Limits Limits
 }
@@ -181,6 +189,15 @@ func ExtractFile(ctx context.Context, archive, dest string, opts Options) (*Repo
 // returned Report (non-nil once extraction has started) tells how far
 // extraction had got before it was undone.
 func Extract(ctx context.Context, name string, r io.Reader, dest string, opts Options) (rep *Report, err error) {
+	if opts.Tee != nil {
+		tee := io.TeeReader(r, opts.Tee)
+		defer func() {
+			if ctx.Err() == nil {
+				io.Copy(io.Discard, tee) // the rest, for Tee alone
+			}
+		}()
+		r = tee
+	}
 	lim, err := opts.resolve()
 	if err != nil {
 		return nil, fmt.Errorf("extract %s: %w", name, err)
