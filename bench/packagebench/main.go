@@ -12,8 +12,9 @@
 // SHA256SUMS` in the bundle, then `python3 -m wheel unpack` of every wheel
 // of the bundle (wheel's reader checks every member against its RECORD
 // hash). It also times rebuilds with nothing changed (the first after a
-// build on its own: it re-hashes the cache entries that build stored),
-// and one after a change to one file of the payload.
+// build on its own: it is served the cache entries that build stored, and
+// both are held to the same bar), and one after a change to one file of
+// the payload.
 //
 //	go run ./bench/packagebench [-mib 420] [-runs 3] [-targets 1] [-out bench/out-package] [-check]
 //
@@ -273,10 +274,10 @@ done
 		res.AuditStandard.Add(secs, rss)
 		// A rebuild with nothing changed: the output folder holds this very
 		// release, and the cache what made it. The first after the build
-		// that filled the cache re-hashes the entries that build stored
-		// (they were written too recently to be taken on trust), once:
-		// it is timed on its own, and the later ones are the median, so
-		// that -runs 1 and -runs 3 measure the same thing.
+		// that filled the cache is served entries written moments before
+		// (whose digests that build remembered as it stored them): it is
+		// timed on its own, and the later ones are the median, so that
+		// -runs 1 and -runs 3 measure the same thing.
 		rebuilds := []*timing{&res.Rebuild}
 		if i == 0 {
 			rebuilds = []*timing{&res.FirstRebuild, &res.Rebuild}
@@ -294,7 +295,7 @@ done
 	// from the cache's other entries, and the provenance is signed again,
 	// so the key is read while the wheels are written. It comes after the
 	// loop above: its fresh cache entries would make the next no-change
-	// rebuild the first, which re-hashes them once.
+	// rebuild a first one again.
 	initPy := filepath.Join(proj, "payload", "bench_payload", "__init__.py")
 	for i := 0; i < runs; i++ {
 		os.WriteFile(initPy, []byte(fmt.Sprintf("# change %d\n", i+1)), 0o644)
@@ -322,8 +323,8 @@ done
 		res.VerifySums.Median, res.VerifySums.PeakRSS>>20, res.Sha256sum.Median, res.VerifySpeedup, targets.verify)
 	fmt.Printf("| audit the bundle in depth (extract, SHA256SUMS, every wheel's RECORD) | %.2f s, %d MiB peak | %.2f s (tar -xzf + sha256sum -c + wheel unpack of every wheel), %d MiB peak | %.2fx | >= %gx |\n",
 		res.VerifyBundle.Median, res.VerifyBundle.PeakRSS>>20, res.AuditStandard.Median, res.AuditStandard.PeakRSS>>20, res.AuditSpeedup, targets.audit)
-	fmt.Printf("| first rebuild with nothing changed after a build (re-hashes what that build stored, once) | %.2f s, %d MiB peak | | | |\n",
-		res.FirstRebuild.Median, res.FirstRebuild.PeakRSS>>20)
+	fmt.Printf("| first rebuild with nothing changed, right after a build | %.2f s, %d MiB peak | | | <= %g s |\n",
+		res.FirstRebuild.Median, res.FirstRebuild.PeakRSS>>20, targets.rebuild)
 	fmt.Printf("| later rebuilds with nothing changed (this payload) | %.2f s, %d MiB peak | | | <= %g s |\n",
 		res.Rebuild.Median, res.Rebuild.PeakRSS>>20, targets.rebuild)
 	fmt.Printf("| rebuild after one file changed (every wheel and bundle again, signed again) | %.2f s, %d MiB peak | | | |\n",
@@ -350,8 +351,13 @@ func (res *results) check() error {
 			errs = append(errs, fmt.Errorf("%s %.2fx, want >= %g", c.what, c.got, c.least))
 		}
 	}
-	if res.Rebuild.Median > targets.rebuild {
-		errs = append(errs, fmt.Errorf("unchanged rebuild %.2f s, want <= %g s", res.Rebuild.Median, targets.rebuild))
+	for _, r := range []struct {
+		what string
+		t    timing
+	}{{"first unchanged rebuild", res.FirstRebuild}, {"unchanged rebuild", res.Rebuild}} {
+		if r.t.Median > targets.rebuild {
+			errs = append(errs, fmt.Errorf("%s %.2f s, want <= %g s", r.what, r.t.Median, targets.rebuild))
+		}
 	}
 	for _, t := range []struct {
 		what string

@@ -519,6 +519,7 @@ func (c *Cache) Put(key, step, target, src string, outputs []string, log []byte)
 	}
 	defer os.RemoveAll(tmp) // no-op after the rename
 	e := &Entry{Key: key, Step: step, Target: target, Outputs: []Output{}}
+	var fresh []digestmemo.Fresh // by output, as e.Outputs
 	for _, p := range sorted {
 		from := filepath.Join(src, filepath.FromSlash(p))
 		st, err := os.Lstat(from)
@@ -530,17 +531,17 @@ func (c *Cache) Put(key, step, target, src string, outputs []string, log []byte)
 		}
 		mode := treehash.NormalMode(st.Mode())
 		to := filepath.Join(tmp, "out", filepath.FromSlash(p))
-		var sum string
-		var n int64
+		var d digestmemo.Fresh
 		if onlyName(st) && st.Mode().Perm() == mode {
-			sum, n, err = c.linkHashed(from, to)
+			d, err = c.linkHashed(from, to)
 		} else {
-			sum, n, err = copyHashed(from, to, mode)
+			d.SHA256, d.Size, err = copyHashed(from, to, mode)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("write action cache: %w", err)
 		}
-		e.Outputs = append(e.Outputs, Output{Path: p, Size: n, Mode: mode, SHA256: sum})
+		fresh = append(fresh, d)
+		e.Outputs = append(e.Outputs, Output{Path: p, Size: d.Size, Mode: mode, SHA256: d.SHA256})
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "log.txt"), log, 0o644); err != nil {
 		return nil, fmt.Errorf("write action cache: %w", err)
@@ -549,8 +550,17 @@ func (c *Cache) Put(key, step, target, src string, outputs []string, log []byte)
 	if err != nil {
 		return nil, err
 	}
-	if err := commitEntry(tmp, final, data); err != nil {
+	committed, err := commitEntry(tmp, final, data)
+	if err != nil {
 		return nil, err
+	}
+	if committed {
+		// The next Restore finds these digests instead of reading the
+		// files again (an entry stored by another run first is not
+		// the files hashed here).
+		for i, o := range e.Outputs {
+			c.Digests.RememberLinked(filepath.Join(final, "out", filepath.FromSlash(o.Path)), fresh[i])
+		}
 	}
 	return e, nil
 }
@@ -571,19 +581,20 @@ func (c *Cache) stageEntry(key string) (final, tmp string, err error) {
 }
 
 // commitEntry writes record as tmp's entry.json and renames tmp into
-// place as final. An entry another run stored first is kept: it is the
-// same action, so it is not an error.
-func commitEntry(tmp, final string, record []byte) error {
+// place as final, and says whether it did. An entry another run stored
+// first is kept: it is the same action, so it is not an error, but the
+// entry in place is not tmp (committed is false).
+func commitEntry(tmp, final string, record []byte) (committed bool, err error) {
 	if err := writeSynced(filepath.Join(tmp, "entry.json"), append(record, '\n')); err != nil {
-		return fmt.Errorf("write action cache: %w", err)
+		return false, fmt.Errorf("write action cache: %w", err)
 	}
 	if err := os.Rename(tmp, final); err != nil {
 		if _, serr := os.Stat(filepath.Join(final, "entry.json")); serr == nil {
-			return nil // another run stored it first
+			return false, nil // another run stored it first
 		}
-		return fmt.Errorf("write action cache: %w", err)
+		return false, fmt.Errorf("write action cache: %w", err)
 	}
-	return atomicfile.SyncDir(filepath.Dir(final))
+	return true, atomicfile.SyncDir(filepath.Dir(final))
 }
 
 // Log returns the stored output of the action key.
@@ -630,34 +641,36 @@ func canonicalOutputs(outputs []string) ([]string, error) {
 
 // linkHashed stores the file from as to by a second name (a hard link,
 // where the file system allows one; else a copy), so that storing a large
-// output copies nothing; it fsyncs it and returns its sha256 and size. Put
-// links only a file with no other name whose mode is already the one it
-// stores, so linking changes nothing anyone else sees.
-func (c *Cache) linkHashed(from, to string) (string, int64, error) {
+// output copies nothing; it fsyncs it and returns its sha256 and size,
+// which c.Digests may remember for the committed entry. Put links only a
+// file with no other name whose mode is already the one it stores, so
+// linking changes nothing anyone else sees.
+func (c *Cache) linkHashed(from, to string) (digestmemo.Fresh, error) {
 	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		return "", 0, err
+		return digestmemo.Fresh{}, err
 	}
 	if err := c.hardLink(from, to); err != nil {
 		st, serr := os.Stat(from)
 		if serr != nil {
-			return "", 0, serr
+			return digestmemo.Fresh{}, serr
 		}
-		return copyHashed(from, to, st.Mode().Perm())
+		var d digestmemo.Fresh
+		d.SHA256, d.Size, err = copyHashed(from, to, st.Mode().Perm())
+		return d, err
+	}
+	d, err := c.Digests.HashLinkedFresh(to)
+	if err != nil {
+		return digestmemo.Fresh{}, err
 	}
 	f, err := os.Open(to)
 	if err != nil {
-		return "", 0, err
+		return digestmemo.Fresh{}, err
 	}
 	defer f.Close()
-	h := sha256.New()
-	n, err := io.CopyBuffer(h, f, make([]byte, 256<<10))
-	if err == nil {
-		err = f.Sync()
+	if err := f.Sync(); err != nil {
+		return digestmemo.Fresh{}, err
 	}
-	if err != nil {
-		return "", 0, err
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
+	return d, nil
 }
 
 // copyHashed copies a regular file, fsyncs it and returns its sha256 and size.
@@ -793,7 +806,7 @@ func (c *Cache) Import(key, step, target string, outputs []string, data []byte, 
 	if err != nil {
 		return nil, err
 	}
-	if err := commitEntry(tmp, final, rec); err != nil {
+	if _, err := commitEntry(tmp, final, rec); err != nil {
 		return nil, err
 	}
 	return &e, nil

@@ -666,3 +666,66 @@ func TestPutLinksOnlyUnsharedFiles(t *testing.T) {
 		t.Errorf("Restore after Put: %v", err)
 	}
 }
+
+// Put remembers the digests of the files it stores by a link (hashed as it
+// stores them), so that the next Restore, in the build right after, reads
+// none of them again; a file changed after Put is still found.
+func TestPutRemembersLinkedDigests(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("no file identity here: every restore hashes")
+	}
+	c := &Cache{Dir: t.TempDir(), Digests: digestmemo.Memo{Dir: t.TempDir()}}
+	src := t.TempDir()
+	mustMkdir(t, filepath.Join(src, "lib"))
+	// Modes Put stores as they are: the files are linked, not copied.
+	mustWrite(t, filepath.Join(src, "tool"), "#!/bin/sh\necho hi\n", 0o755)
+	mustWrite(t, filepath.Join(src, "lib", "x.so"), "ELF...", 0o644)
+	if st, _ := os.Stat(filepath.Join(src, "tool")); st.ModTime().UnixNano()%int64(time.Second) == 0 {
+		t.Skip("this file system keeps whole-second times: a file just written is not remembered at once")
+	}
+	e, err := c.Put(key, step, target, src, declared, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	memos := mustReadDirNames(t, c.Digests.Dir)
+	if len(memos) != len(declared) {
+		t.Fatalf("%d memos after Put of %d linked outputs, want one each", len(memos), len(declared))
+	}
+	// The memos answer the next Restore: planted digests are what it
+	// compares, so it finds the entry damaged without reading the files.
+	fake := checksum.Bytes([]byte("planted"))
+	for _, m := range memos {
+		os.WriteFile(filepath.Join(c.Digests.Dir, m), []byte(fmt.Sprintf("%s %d\n", fake, e.Outputs[0].Size)), 0o644)
+	}
+	_, err = c.Restore(key, step, target, declared, t.TempDir())
+	var ce *CorruptError
+	if !errors.As(err, &ce) || !strings.Contains(ce.Reason, fake) {
+		t.Fatalf("Restore with planted memos = %v, want a CorruptError naming the planted digest", err)
+	}
+
+	// Stored again, then a stored file changed in place right away: seen.
+	mustWrite(t, filepath.Join(src, "tool"), "#!/bin/sh\necho hi\n", 0o755)
+	if _, err := c.Put(key, step, target, src, declared, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "tool"), []byte("#!/bin/sh\necho HI\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Restore(key, step, target, declared, t.TempDir())
+	if !errors.As(err, &ce) || !strings.Contains(ce.Reason, "tool: sha256") {
+		t.Fatalf("Restore after the stored file changed = %v, want a CorruptError for tool", err)
+	}
+}
+
+func mustReadDirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
