@@ -130,7 +130,7 @@ func Paths(ctx context.Context, paths []string, o Options) (*Report, error) {
 			it, _, err = Bundle(ctx, p)
 			items = []Item{it}
 		case c.Kind == dist.KindSidecar:
-			items = []Item{Sidecar(p)}
+			items = []Item{Sidecar(ctx, p)}
 		case c.Kind == dist.KindChecksums:
 			items = []Item{Sums(ctx, p)}
 		default:
@@ -220,9 +220,9 @@ func bundleAudit(ctx context.Context, path string, known dist.Artifact) (Item, B
 }
 
 // Sidecar audits a FILE.sha256 against FILE.
-func Sidecar(path string) Item {
+func Sidecar(ctx context.Context, path string) Item {
 	it := newItem(path, "sidecar")
-	r, err := dist.VerifySidecar(path)
+	r, err := dist.VerifySidecar(ctx, path)
 	if err != nil {
 		it.check("sidecar", Finding{File: filepath.Base(path), Msg: err.Error()})
 		return it.Item
@@ -370,7 +370,7 @@ func Release(ctx context.Context, rel *dist.Release, o Options) (*Folder, error)
 				sidecarFindings = append(sidecarFindings, Finding{File: name, Msg: "sidecar of " + art + ", which is missing"})
 				continue
 			}
-			r, err := checkSidecar(rel, name, art)
+			r, err := checkSidecar(ctx, rel, name, art)
 			if err != nil {
 				sidecarFindings = append(sidecarFindings, Finding{File: name, Msg: err.Error()})
 			} else {
@@ -458,9 +458,9 @@ func Release(ctx context.Context, rel *dist.Release, o Options) (*Folder, error)
 // checkSidecar checks the sidecar name of the folder's file art against
 // the digest art was loaded with (hashing it when the folder holds it as
 // something other than a regular file).
-func checkSidecar(rel *dist.Release, name, art string) (checksum.Report, error) {
+func checkSidecar(ctx context.Context, rel *dist.Release, name, art string) (checksum.Report, error) {
 	a, _ := rel.File(art) // no digest when the folder holds art as no regular file
-	return dist.CheckSidecar(filepath.Join(rel.Dir, name), a.SHA256)
+	return dist.CheckSidecar(ctx, filepath.Join(rel.Dir, name), a.SHA256)
 }
 
 // pairFindings checks the release pairs among the folder's wheels: a wheel

@@ -213,7 +213,7 @@ func OpenWith(ctx context.Context, path string, opt OpenOptions) (*Opened, *Repo
 			}
 		}
 		rep.Run(CheckSidecar)
-		sr, cerr := dist.CheckSidecar(sidecar, digest)
+		sr, cerr := dist.CheckSidecar(ctx, sidecar, digest)
 		switch {
 		case cerr != nil:
 			rep.Addf(CheckSidecar, filepath.Base(sidecar), "%v", cerr)

@@ -289,7 +289,7 @@ func (r *Report) checkReleaseSums(ctx context.Context, root string, st *State) e
 			file := filepath.Join(dir, a.Name)
 			switch {
 			case strings.HasSuffix(a.Name, dist.SidecarSuffix):
-				res, err := dist.VerifySidecar(file)
+				res, err := dist.VerifySidecar(ctx, file)
 				if err != nil {
 					r.add(rel(a.Name), CheckSidecar, "%v", err)
 					continue

@@ -86,7 +86,7 @@ func TestANewArtifactKindTouchesDistAndOneStage(t *testing.T) {
 	if _, ok := sums.Lookup(name); !ok {
 		t.Errorf("SHA256SUMS does not list %s", name)
 	}
-	if rep, err := dist.VerifySidecar(filepath.Join(out, dist.Sidecar(name))); err != nil || !rep.OK() {
+	if rep, err := dist.VerifySidecar(context.Background(), filepath.Join(out, dist.Sidecar(name))); err != nil || !rep.OK() {
 		t.Errorf("sidecar: %v %v", err, rep.Err())
 	}
 

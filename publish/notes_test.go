@@ -147,7 +147,7 @@ func TestWriteNotes(t *testing.T) {
 				t.Errorf("%s is not the folder's", p)
 			}
 		case dist.Sidecar(dist.NotesFile):
-			if res, err := dist.VerifySidecar(p); err != nil || !res.OK() {
+			if res, err := dist.VerifySidecar(t.Context(), p); err != nil || !res.OK() {
 				t.Errorf("sidecar %s: %v %+v", p, err, res)
 			}
 		case dist.ChecksumsFile:

@@ -149,7 +149,7 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 	name, _ := dist.ArchiveRoot(base) // the root folder; base itself when not a .tar.gz
 	if _, err := os.Stat(dist.SidecarPath(archive)); err == nil {
 		rep.Run(CheckSidecar)
-		sr, err := dist.CheckSidecar(dist.SidecarPath(archive), o.ArchiveSHA256)
+		sr, err := dist.CheckSidecar(ctx, dist.SidecarPath(archive), o.ArchiveSHA256)
 		if err != nil {
 			rep.Addf(CheckSidecar, base+dist.SidecarSuffix, "%v", err)
 		} else {

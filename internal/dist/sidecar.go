@@ -39,8 +39,8 @@ func WriteSidecar(artifact, sha string) error {
 // line naming that artifact; a sidecar naming anything else is reported
 // as a [checksum.WrongName] finding. The error is for a sidecar that cannot be
 // read or parsed; the Report holds what verification found.
-func VerifySidecar(sidecar string) (checksum.Report, error) {
-	return checkSidecar(sidecar, "")
+func VerifySidecar(ctx context.Context, sidecar string) (checksum.Report, error) {
+	return checkSidecar(ctx, sidecar, "")
 }
 
 // CheckSidecar is [VerifySidecar] for an artifact the caller may already
@@ -51,7 +51,7 @@ func VerifySidecar(sidecar string) (checksum.Report, error) {
 // and the artifact is still looked up, so the report and the errors are
 // the ones VerifySidecar gives for an artifact with that digest. A
 // malformed sha256 is an error.
-func CheckSidecar(sidecar, sha256 string) (checksum.Report, error) {
+func CheckSidecar(ctx context.Context, sidecar, sha256 string) (checksum.Report, error) {
 	known := ""
 	if sha256 != "" {
 		var err error
@@ -59,12 +59,12 @@ func CheckSidecar(sidecar, sha256 string) (checksum.Report, error) {
 			return checksum.Report{}, fmt.Errorf("check sidecar %s: %w", sidecar, err)
 		}
 	}
-	return checkSidecar(sidecar, known)
+	return checkSidecar(ctx, sidecar, known)
 }
 
 // checkSidecar is VerifySidecar when known is "", else CheckSidecar with
 // the lower-case digest known.
-func checkSidecar(sidecar, known string) (checksum.Report, error) {
+func checkSidecar(ctx context.Context, sidecar, known string) (checksum.Report, error) {
 	artifact, ok := strings.CutSuffix(sidecar, SidecarSuffix)
 	if !ok || artifact == "" || strings.HasSuffix(artifact, string(filepath.Separator)) {
 		return checksum.Report{}, fmt.Errorf("%s: a sidecar's name is the artifact's name followed by %s", sidecar, SidecarSuffix)
@@ -85,5 +85,5 @@ func checkSidecar(sidecar, known string) (checksum.Report, error) {
 	if known != "" {
 		o.Known = map[string]string{base: known}
 	}
-	return checksum.Verify(context.Background(), filepath.Dir(artifact), sums, o)
+	return checksum.Verify(ctx, filepath.Dir(artifact), sums, o)
 }

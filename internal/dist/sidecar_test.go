@@ -1,6 +1,7 @@
 package dist
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,7 +20,7 @@ func TestSidecar(t *testing.T) {
 		t.Fatal(err)
 	}
 	side := SidecarPath(art)
-	rep, err := VerifySidecar(side)
+	rep, err := VerifySidecar(context.Background(), side)
 	if err != nil || !rep.OK() || len(rep.Verified) != 1 || rep.Verified[0] != filepath.Base(art) {
 		t.Fatalf("%v %v %v", rep.Err(), err, rep.Verified)
 	}
@@ -30,26 +31,26 @@ func TestSidecar(t *testing.T) {
 		return checksum.Problem(rep.Findings[0].Check)
 	}
 	os.WriteFile(art, []byte("tampered"), 0o644)
-	if rep, _ := VerifySidecar(side); problem(rep) != checksum.Mismatch {
+	if rep, _ := VerifySidecar(context.Background(), side); problem(rep) != checksum.Mismatch {
 		t.Errorf("tampered: %v", rep.Findings)
 	}
 	os.Remove(art)
-	if rep, _ := VerifySidecar(side); problem(rep) != checksum.Missing {
+	if rep, _ := VerifySidecar(context.Background(), side); problem(rep) != checksum.Missing {
 		t.Errorf("missing: %v", rep.Findings)
 	}
 	// A sidecar copied beside another artifact names the wrong file.
 	other := filepath.Join(dir, "vexl_plugin-0.3.0-py3-none-any.whl")
 	b, _ := os.ReadFile(side)
 	os.WriteFile(SidecarPath(other), b, 0o644)
-	if rep, err := VerifySidecar(SidecarPath(other)); err != nil || problem(rep) != checksum.WrongName {
+	if rep, err := VerifySidecar(context.Background(), SidecarPath(other)); err != nil || problem(rep) != checksum.WrongName {
 		t.Errorf("wrong name: %v %v", rep.Findings, err)
 	}
 	two := filepath.Join(dir, "two.sha256")
 	os.WriteFile(two, []byte(sha+"  two\n"+sha+"  three\n"), 0o644)
-	if _, err := VerifySidecar(two); err == nil || !strings.Contains(err.Error(), "lists 2 files") {
+	if _, err := VerifySidecar(context.Background(), two); err == nil || !strings.Contains(err.Error(), "lists 2 files") {
 		t.Errorf("two lines: %v", err)
 	}
-	if _, err := VerifySidecar(filepath.Join(dir, "x.md5")); err == nil || !strings.Contains(err.Error(), SidecarSuffix) {
+	if _, err := VerifySidecar(context.Background(), filepath.Join(dir, "x.md5")); err == nil || !strings.Contains(err.Error(), SidecarSuffix) {
 		t.Errorf("wrong suffix: %v", err)
 	}
 	// Writing refuses what is not a regular file, and leaves nothing.
@@ -137,8 +138,8 @@ func TestCheckSidecar(t *testing.T) {
 			if b, err := os.ReadFile(art); err == nil {
 				known = checksum.Bytes(b)
 			}
-			hashed, herr := VerifySidecar(side)
-			given, gerr := CheckSidecar(side, strings.ToUpper(known))
+			hashed, herr := VerifySidecar(context.Background(), side)
+			given, gerr := CheckSidecar(context.Background(), side, strings.ToUpper(known))
 			if tc.err != "" {
 				if herr == nil || gerr == nil || !strings.Contains(herr.Error(), tc.err) || herr.Error() != gerr.Error() {
 					t.Fatalf("errors: hashing %v, known digest %v; want both to say %q", herr, gerr, tc.err)
@@ -166,7 +167,7 @@ func TestCheckSidecar(t *testing.T) {
 	t.Run("known digest is not re-hashed", func(t *testing.T) {
 		dir := t.TempDir()
 		side := writeCase(t, dir, name, content, sha)
-		rep, err := CheckSidecar(side, wrong)
+		rep, err := CheckSidecar(context.Background(), side, wrong)
 		if err != nil || len(rep.Findings) != 1 {
 			t.Fatalf("%+v %v", rep, err)
 		}
@@ -174,7 +175,7 @@ func TestCheckSidecar(t *testing.T) {
 		if checksum.Problem(f.Check) != checksum.Mismatch || f.Got != wrong || f.Want != sha || !strings.Contains(checksum.Describe(f), wrong) {
 			t.Errorf("want a mismatch naming %s, got %s", wrong, f)
 		}
-		if rep, err := VerifySidecar(side); err != nil || !rep.OK() {
+		if rep, err := VerifySidecar(context.Background(), side); err != nil || !rep.OK() {
 			t.Errorf("the artifact itself still verifies: %+v %v", rep, err)
 		}
 	})
@@ -182,7 +183,7 @@ func TestCheckSidecar(t *testing.T) {
 		dir := t.TempDir()
 		side := writeCase(t, dir, name, content, sha)
 		for _, d := range []string{sha[:63], sha[:63] + "g"} {
-			if _, err := CheckSidecar(side, d); err == nil || !strings.Contains(err.Error(), side) {
+			if _, err := CheckSidecar(context.Background(), side, d); err == nil || !strings.Contains(err.Error(), side) {
 				t.Errorf("%q: %v", d, err)
 			}
 		}
@@ -190,16 +191,25 @@ func TestCheckSidecar(t *testing.T) {
 	t.Run("no digest hashes the artifact", func(t *testing.T) {
 		dir := t.TempDir()
 		side := writeCase(t, dir, name, content, sha)
-		got, err := CheckSidecar(side, "")
-		want, werr := VerifySidecar(side)
+		got, err := CheckSidecar(context.Background(), side, "")
+		want, werr := VerifySidecar(context.Background(), side)
 		if err != nil || werr != nil || !reflect.DeepEqual(got, want) || !got.OK() {
 			t.Errorf("CheckSidecar(%s, \"\") = %+v %v, VerifySidecar %+v %v", side, got, err, want, werr)
 		}
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("changed"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if rep, _ := CheckSidecar(side, ""); rep.OK() {
+		if rep, _ := CheckSidecar(context.Background(), side, ""); rep.OK() {
 			t.Error("a changed artifact passed: the empty digest did not hash it")
+		}
+	})
+	t.Run("cancelled before hashing", func(t *testing.T) {
+		dir := t.TempDir()
+		side := writeCase(t, dir, name, content, sha)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if rep, err := CheckSidecar(ctx, side, ""); err == nil && rep.OK() {
+			t.Errorf("a cancelled check passed: %+v", rep)
 		}
 	})
 }
