@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mkrelease/mkrelease/build"
+	"github.com/mkrelease/mkrelease/build/actioncache"
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/lock"
@@ -161,7 +162,24 @@ func buildRelease(ctx context.Context, o BuildOptions) (*release.Release, error)
 	if o.Compiled != nil {
 		o.Compiled(compiled)
 	}
+	if !o.NoCache && o.CacheDir != "" {
+		trimCache(r.ActionCache(), o.logger())
+	}
 	return r, nil
+}
+
+// trimCache forgets the action cache entries no build has used for a
+// while (at most one look a day, after a build that succeeded). A cache
+// that cannot be trimmed is no reason to fail the build: it is logged.
+func trimCache(c *actioncache.Cache, log *slog.Logger) {
+	st, err := c.Trim(time.Now())
+	if err != nil {
+		log.Warn("action cache not fully trimmed", "problem", err.Error())
+	}
+	if st.Entries > 0 || st.Memos > 0 {
+		log.Info("action cache trimmed: removed what no build used recently",
+			"unused_days", int(actioncache.MaxUnused.Hours()/24), "entries", st.Entries, "bytes", st.Bytes, "memos", st.Memos)
+	}
 }
 
 // MergeOptions are the inputs of a merge.

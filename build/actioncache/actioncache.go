@@ -39,6 +39,11 @@
 // [*WriteError] naming the destination and the remedy, and keeps the entry.
 // In every failing case nothing Restore wrote is left in the destination.
 //
+// An entry's last use is its entry.json's modification time, which Put
+// sets and Restore moves forward (at most once an hour); [Cache.Trim]
+// removes the entries unused for [MaxUnused], so the cache does not grow
+// with every changed build for ever.
+//
 // An entry from elsewhere (a shared remote cache) enters only through
 // [Cache.Import], which makes the same checks on its record and re-hashes
 // every file as it is downloaded; builds then restore it from the local
@@ -61,6 +66,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
@@ -228,6 +234,7 @@ func (c *Cache) Restore(key, step, target string, outputs []string, dst string) 
 			return corrupt(reason)
 		}
 	}
+	markUsed(dir, time.Now())
 	return &e, nil
 }
 
