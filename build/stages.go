@@ -192,10 +192,11 @@ func (s CompileStage) Run(ctx context.Context, r *release.Release) error {
 // isolation level isolation ([executor.Sandbox.Level]), which its key
 // records.
 func Action(r *release.Release, t config.Target, step config.Step, isolation string) executor.Action {
-	// Each step has a Go build cache of its own: a cache a step writes is
-	// never read by another step, so no step can plant a compiled package
-	// in what a later one links.
-	gocache := filepath.Join(r.CacheDir, "go-build", t.Name, step.Name)
+	// Each step has a Go build cache of its own, and a folder of its own
+	// for the caches of the other tools it runs ($MKRELEASE_STEP_CACHE): a
+	// cache a step writes is never read by another step, so no step can
+	// plant a compiled package in what a later one links.
+	gocache, stepCache := r.ActionCache().StepDirs(t.Name, step.Name)
 	extra := map[string]string{}
 	for k, v := range t.Env {
 		extra[k] = v
@@ -244,7 +245,7 @@ func Action(r *release.Release, t config.Target, step config.Step, isolation str
 	return executor.Action{
 		Step: step.Name, Target: t.Name, Argv: step.Run, Env: env, Dir: step.Dir,
 		Outputs: step.Outputs, Inputs: inputs, Timeout: step.Timeout.Duration,
-		Tools: tools, Caches: []string{gocache}, Isolation: isolation,
+		Tools: tools, Caches: []string{gocache}, Cache: stepCache, Isolation: isolation,
 	}
 }
 
@@ -299,6 +300,9 @@ func (s CompileStage) runStep(ctx context.Context, r *release.Release, exe *exec
 	// with it.
 	if err := treehash.Copy(ctx, s.Workspaces[step.Source], paths.Workspace); err != nil {
 		return rec, fmt.Errorf("step %s [%s]: copy the workspace of source %s: %w", step.Name, t.Name, step.Source, err)
+	}
+	if err := actioncache.UseStepDirs(time.Now(), append(a.Caches, a.Cache)...); err != nil {
+		return rec, fmt.Errorf("step %s [%s]: %w", step.Name, t.Name, err)
 	}
 	log.Info("action running", "key", key[:12])
 	res, err := exe.Run(ctx, a, paths)

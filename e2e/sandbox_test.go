@@ -78,7 +78,17 @@ for fd in /proc/$$/fd/*; do
 done
 [ -n "$hit" ] && say descriptor "ESCAPED$hit" || say descriptor blocked
 
-# 7. a process that outlives the step
+# 7. the caches of another step: step "first"'s Go build cache and cache
+# folder, which its run made (a step's own are writable: it may fill them)
+hit=""
+for d in "$CACHE/go-build/t1/first" "$CACHE/steps/t1/first"; do
+  [ -e "$d" ] && hit="$hit (sees $d)"
+  (echo pwned > "$d/PWNED") 2>/dev/null && hit="$hit $d/PWNED"
+done
+[ -n "$hit" ] && say stepcache "ESCAPED$hit" || say stepcache blocked
+(echo mine > "$MKRELEASE_STEP_CACHE/mine" && echo mine > "$GOCACHE/mine") 2>/dev/null && say own-cache writable || say own-cache "not writable"
+
+# 8. a process that outlives the step
 (sleep 600.31337 &)
 say background started
 cp hello.txt "$MKRELEASE_OUT/evil.txt"
@@ -204,7 +214,7 @@ func snapshotTrees(t *testing.T, roots ...string) map[string][]byte {
 	return all
 }
 
-var escapes = []string{"environ", "key", "write", "socket", "cache", "descriptor"}
+var escapes = []string{"environ", "key", "write", "socket", "cache", "descriptor", "stepcache"}
 
 // TestHostileStep: a build step tries every escape. In the sandbox each
 // fails, the build succeeds, and nothing outside the step's folders
@@ -254,6 +264,9 @@ func TestHostileStep(t *testing.T) {
 			t.Errorf("escape %s: %s", name, rep[name])
 		}
 	}
+	if rep["own-cache"] != "writable" {
+		t.Errorf("the step's own GOCACHE and $MKRELEASE_STEP_CACHE: %s, want writable", rep["own-cache"])
+	}
 	after := snapshotTrees(t, dir, home, cache)
 	for k, v := range before {
 		if !bytes.Equal(after[k], v) {
@@ -297,7 +310,7 @@ func TestHostileStep(t *testing.T) {
 		rep := report(t, filepath.Join(dir, "dist"))
 		// The network namespace still holds for TCP, and Go passes no
 		// descriptor on; everything else is open to a step without the sandbox.
-		for _, name := range []string{"environ", "key", "write", "cache"} {
+		for _, name := range []string{"environ", "key", "write", "cache", "stepcache"} {
 			if !strings.HasPrefix(rep[name], "ESCAPED") {
 				t.Errorf("escape %s without the sandbox: %s (the attempt does not work: the sandboxed result proves nothing)", name, rep[name])
 			}

@@ -176,9 +176,10 @@ func trimCache(c *actioncache.Cache, log *slog.Logger) {
 	if err != nil {
 		log.Warn("action cache not fully trimmed", "problem", err.Error())
 	}
-	if st.Entries > 0 || st.Memos > 0 {
+	if st.Entries > 0 || st.Memos > 0 || st.StepFolders > 0 {
 		log.Info("action cache trimmed: removed what no build used recently",
-			"unused_days", int(actioncache.MaxUnused.Hours()/24), "entries", st.Entries, "bytes", st.Bytes, "memos", st.Memos)
+			"unused_days", int(actioncache.MaxUnused.Hours()/24), "entries", st.Entries, "bytes", st.Bytes, "memos", st.Memos,
+			"step_caches", st.StepFolders, "step_cache_bytes", st.StepBytes)
 	}
 }
 

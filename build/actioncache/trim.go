@@ -43,6 +43,10 @@ type TrimStats struct {
 	Bytes   int64
 	// Memos is how many digest memos ([Cache.Digests]) went with them.
 	Memos int
+	// StepFolders is how many of the steps' own caches ([Cache.StepDirs])
+	// went, StepBytes their files' size.
+	StepFolders int
+	StepBytes   int64
 }
 
 // markUsed records that the entry in dir served a build now: its
@@ -56,7 +60,8 @@ func markUsed(dir string, now time.Time) {
 }
 
 // Trim removes the entries no build has stored or restored for MaxUnused,
-// the digest memos ([Cache.Digests]) not written for as long, and the
+// the digest memos ([Cache.Digests]) not written for as long, the steps'
+// own caches no step run used for as long ([Cache.StepDirs]), and the
 // folders that runs killed while storing an entry left behind, at
 // most once every TrimInterval (it returns at once, Skipped, otherwise).
 // An entry is only a cache of what its action makes: a build that needs a
@@ -112,6 +117,10 @@ func (c *Cache) Trim(now time.Time) (TrimStats, error) {
 	}
 	n, err := c.Digests.Trim(now, MaxUnused)
 	st.Memos = n
+	if err != nil {
+		errs = append(errs, err)
+	}
+	st.StepFolders, st.StepBytes, err = c.trimSteps(now)
 	if err != nil {
 		errs = append(errs, err)
 	}

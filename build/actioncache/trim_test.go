@@ -142,3 +142,65 @@ func TestRestoreMarksUse(t *testing.T) {
 		}
 	}
 }
+
+// The steps' own caches go once no step run used them for MaxUnused,
+// whole (a read-only folder a tool left included); those a run used since
+// stay, and so does a target folder that still holds one.
+func TestTrimStepCaches(t *testing.T) {
+	now := time.Now()
+	old := now.Add(-MaxUnused - time.Hour)
+	c := &Cache{Dir: t.TempDir()}
+	mustMkdir(t, filepath.Join(c.Dir, "actions")) // a cache that served builds
+	goUsed, stepUsed := c.StepDirs("linux-x86_64", "lib")
+	goGone, stepGone := c.StepDirs("linux-x86_64", "renamed-step")
+	goDropped, stepDropped := c.StepDirs("macos-arm64", "lib")
+	for _, d := range []string{goUsed, stepUsed, goGone, stepGone, goDropped, stepDropped} {
+		mustMkdir(t, filepath.Join(d, "sub"))
+		mustWrite(t, filepath.Join(d, "sub", "object.o"), "0123456789", 0o644)
+		os.Chtimes(d, old, old)
+	}
+	// A tool left a read-only folder (Go's module cache is; only a run
+	// that is not root finds it in the way).
+	if err := os.Chmod(filepath.Join(stepGone, "sub"), 0o555); err != nil {
+		t.Fatal(err)
+	}
+	// A run of the step now uses its folders, whatever it leaves in them.
+	if err := UseStepDirs(now, goUsed, stepUsed); err != nil {
+		t.Fatal(err)
+	}
+	fresh, _ := c.StepDirs("windows-x86_64", "new-step")
+	if err := UseStepDirs(now, fresh); err != nil {
+		t.Fatal(err)
+	}
+
+	st, err := c.Trim(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	for _, tc := range []struct {
+		what string
+		path string
+		kept bool
+	}{
+		{"Go build cache of a step run now", goUsed, true},
+		{"cache folder of a step run now", stepUsed, true},
+		{"cache folder a run created now", fresh, true},
+		{"Go build cache of a step no run used for long", goGone, false},
+		{"cache folder of a step no run used for long, with a read-only folder", stepGone, false},
+		{"Go build cache of a dropped target", goDropped, false},
+		{"cache folder of a dropped target", stepDropped, false},
+		{"the dropped target's folder, now empty", filepath.Dir(stepDropped), false},
+		{"a target folder that still holds a step's", filepath.Dir(stepUsed), true},
+	} {
+		if got := exists(tc.path); got != tc.kept {
+			t.Errorf("%s: kept %v, want %v", tc.what, got, tc.kept)
+		}
+	}
+	if st.StepFolders != 4 || st.StepBytes != 40 {
+		t.Errorf("stats %+v, want 4 step folders of 10 bytes each removed", st)
+	}
+	if b, err := os.ReadFile(filepath.Join(stepUsed, "sub", "object.o")); err != nil || string(b) != "0123456789" {
+		t.Errorf("the kept cache lost its files: %q %v", b, err)
+	}
+}

@@ -58,6 +58,9 @@ func Environment(o EnvOptions) map[string]string {
 		"LC_ALL":            "C.UTF-8",
 		"SOURCE_DATE_EPOCH": strconv.FormatInt(o.Epoch, 10),
 		"MKRELEASE_OUT":     OutPlaceholder,
+		// The step's own persistent folder for its tools' caches
+		// (Action.Cache).
+		"MKRELEASE_STEP_CACHE": CachePlaceholder,
 		// Go: offline, path-independent, no VCS stamping, no toolchain
 		// switching, no user configuration.
 		"GOFLAGS":     "-trimpath -buildvcs=false -mod=readonly",
@@ -121,12 +124,15 @@ func Environment(o EnvOptions) map[string]string {
 }
 
 // KeyEnv is the part of env that goes into an action key: everything but
-// PATH and GOCACHE, which locate tools and caches without changing what
-// they produce (toolchain identities enter the key as inputs instead).
+// PATH, GOCACHE and MKRELEASE_STEP_CACHE, which locate tools and caches
+// without changing what they produce (toolchain identities enter the key
+// as inputs instead). A variable that names a folder below
+// $MKRELEASE_STEP_CACHE (ZIG_GLOBAL_CACHE_DIR) is in the key, with the
+// placeholder, the same on every machine.
 func KeyEnv(env map[string]string) map[string]string {
 	out := make(map[string]string, len(env))
 	for k, v := range env {
-		if k == "PATH" || k == "GOCACHE" {
+		if k == "PATH" || k == "GOCACHE" || k == "MKRELEASE_STEP_CACHE" {
 			continue
 		}
 		out[k] = v

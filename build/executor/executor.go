@@ -40,6 +40,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -53,6 +54,9 @@ const (
 	WorkspacePlaceholder = "@WORKSPACE@"
 	OutPlaceholder       = "@OUT@"
 	ScratchPlaceholder   = "@SCRATCH@"
+	// CachePlaceholder is the step's own persistent cache folder
+	// ([Action.Cache]), which $MKRELEASE_STEP_CACHE names.
+	CachePlaceholder = "@CACHE@"
 )
 
 // KeySchema versions the action key: bump it whenever the executor changes
@@ -89,6 +93,12 @@ type Action struct {
 	// Caches are persistent folders the action may write (a GOCACHE), bound
 	// writable into the sandbox. Not part of the key.
 	Caches []string
+	// Cache is the step's own persistent folder for the caches of the
+	// tools it runs (zig's, ccache's), given to it as $MKRELEASE_STEP_CACHE
+	// and bound writable like Caches; empty, it is a folder of the run's
+	// scratch, new at every run. Not part of the key (the environment
+	// names it by [CachePlaceholder]).
+	Cache string
 	// Isolation is the [Sandbox.Level] the action runs under; it is part of
 	// the key.
 	Isolation string
@@ -138,6 +148,8 @@ type Paths struct {
 	Scratch   string // empty private folder for HOME, TMPDIR, ...
 	// Sources are the workspaces of further sources the step uses, by name.
 	Sources map[string]string
+
+	cache string // the folder behind CachePlaceholder, set by Run
 }
 
 // Result describes a finished run.
@@ -213,6 +225,15 @@ func (e *Executor) Run(ctx context.Context, a Action, p Paths) (Result, error) {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return Result{}, fmt.Errorf("prepare scratch folder: %w", err)
 		}
+	}
+	a.Caches = slices.Clone(a.Caches)
+	if p.cache = a.Cache; p.cache == "" {
+		p.cache = filepath.Join(p.Scratch, "cache") // below the scratch folder, bound already
+	} else {
+		a.Caches = append(a.Caches, a.Cache)
+	}
+	if err := os.MkdirAll(p.cache, 0o755); err != nil {
+		return Result{}, fmt.Errorf("prepare the step's cache folder: %w", err)
 	}
 	env := Resolve(a.Env, p)
 	argv := make([]string, len(a.Argv))
@@ -307,7 +328,7 @@ func Resolve(env map[string]string, p Paths) map[string]string {
 }
 
 func resolvePath(s string, p Paths) string {
-	pairs := []string{WorkspacePlaceholder, p.Workspace, OutPlaceholder, p.Out, ScratchPlaceholder, p.Scratch}
+	pairs := []string{WorkspacePlaceholder, p.Workspace, OutPlaceholder, p.Out, ScratchPlaceholder, p.Scratch, CachePlaceholder, p.cache}
 	for name, dir := range p.Sources {
 		pairs = append(pairs, SourcePlaceholder(name), dir)
 	}

@@ -81,8 +81,9 @@ func TestKeyIgnoresRunPathsAndPATH(t *testing.T) {
 	b.Env = Environment(EnvOptions{Epoch: 1793491200})
 	b.Env["PATH"] = "/somewhere/else"
 	b.Env["GOCACHE"] = "/other/cache"
+	b.Cache = "/other/step-cache"
 	if b.Key() != k {
-		t.Error("key depends on PATH or GOCACHE")
+		t.Error("key depends on PATH, GOCACHE or the step's cache folder")
 	}
 	for name, change := range map[string]func(*Action){
 		"argv":   func(a *Action) { a.Argv = append([]string{}, "go", "vet") },
@@ -258,5 +259,45 @@ func TestSearchPath(t *testing.T) {
 		if got := SearchPath(tc.dirs, tc.path); got != tc.want {
 			t.Errorf("SearchPath(%q, %q) = %q, want %q", tc.dirs, tc.path, got, tc.want)
 		}
+	}
+}
+
+// TestStepCache: $MKRELEASE_STEP_CACHE is the action's Cache, kept from one
+// run to the next (what a run writes there, the next one finds), while
+// everything else of the run is new; without a Cache it is a folder of the
+// run's scratch. A variable naming a folder below it is resolved at run
+// time and enters the key with the placeholder, the same on every machine.
+func TestStepCache(t *testing.T) {
+	e := New(context.Background(), Options{})
+	cache := filepath.Join(t.TempDir(), "steps", "t", "s")
+	a := Action{Step: "s", Target: "t", Cache: cache, Env: Environment(EnvOptions{Epoch: 1793491200,
+		Extra: map[string]string{"ZIG_GLOBAL_CACHE_DIR": "${MKRELEASE_STEP_CACHE}/zig"}})}
+	if got := a.Env["ZIG_GLOBAL_CACHE_DIR"]; got != CachePlaceholder+"/zig" {
+		t.Fatalf("ZIG_GLOBAL_CACHE_DIR = %q before the run, want the placeholder %q", got, CachePlaceholder+"/zig")
+	}
+	a.Argv = []string{"sh", "-c", `echo "$MKRELEASE_STEP_CACHE $ZIG_GLOBAL_CACHE_DIR"; cat "$MKRELEASE_STEP_CACHE/runs" 2>/dev/null; echo run >> "$MKRELEASE_STEP_CACHE/runs"; echo tmp > "$TMPDIR/left"`}
+	for run, wantRuns := range []string{"", "run\n"} {
+		p := paths(t)
+		res, err := e.Run(context.Background(), a, p)
+		if err != nil {
+			t.Fatalf("run %d: %v\n%s", run, err, res.Log)
+		}
+		want := cache + " " + cache + "/zig\n" + wantRuns
+		if string(res.Log) != want {
+			t.Errorf("run %d printed %q, want %q", run, res.Log, want)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(cache, "runs")); err != nil || string(b) != "run\nrun\n" {
+		t.Errorf("the step cache holds %q %v after two runs", b, err)
+	}
+
+	a.Cache = ""
+	p := paths(t)
+	res, err := e.Run(context.Background(), a, p)
+	if err != nil {
+		t.Fatalf("without a Cache: %v\n%s", err, res.Log)
+	}
+	if want := p.Scratch + "/cache " + p.Scratch + "/cache/zig\n"; string(res.Log) != want {
+		t.Errorf("without a Cache the step printed %q, want %q (a folder of its scratch)", res.Log, want)
 	}
 }
