@@ -26,16 +26,14 @@ func (c *Cache) StepDirs(target, step string) (goCache, stepCache string) {
 	return filepath.Join(c.Dir, goBuildDir, target, step), filepath.Join(c.Dir, stepCacheDir, target, step)
 }
 
-// UseStepDirs creates the folders [Cache.StepDirs] returned for a step
-// about to run and records the use (their modification time), so that
-// [Cache.Trim] keeps them.
+// UseStepDirs records that a step about to run uses the folders
+// [Cache.StepDirs] returned (their modification time), so that
+// [Cache.Trim] keeps them. A folder not there yet needs no record: the
+// run creates it now.
 func UseStepDirs(now time.Time, dirs ...string) error {
 	for _, d := range dirs {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("prepare the step's cache folder: %w", err)
-		}
-		if err := os.Chtimes(d, now, now); err != nil {
-			return fmt.Errorf("prepare the step's cache folder: %w", err)
+		if err := os.Chtimes(d, now, now); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("record the use of the step's cache folder: %w", err)
 		}
 	}
 	return nil
@@ -50,43 +48,24 @@ func UseStepDirs(now time.Time, dirs ...string) error {
 func (c *Cache) trimSteps(now time.Time) (folders int, bytes int64, err error) {
 	var errs []error
 	for _, kind := range []string{goBuildDir, stepCacheDir} {
-		targets, err := os.ReadDir(filepath.Join(c.Dir, kind))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		for _, t := range targets {
-			if !t.IsDir() {
+		root := filepath.Join(c.Dir, kind)
+		// TARGET/STEP; the pattern does not depend on the cache folder's
+		// own name, which may hold glob characters.
+		steps, _ := fs.Glob(os.DirFS(root), "*/*")
+		for _, s := range steps {
+			dir := filepath.Join(root, filepath.FromSlash(s))
+			info, err := os.Lstat(dir)
+			if err != nil || !info.IsDir() || now.Sub(info.ModTime()) <= MaxUnused {
 				continue
 			}
-			tdir := filepath.Join(c.Dir, kind, t.Name())
-			steps, err := os.ReadDir(tdir)
-			if err != nil {
+			size := treeSize(dir)
+			if err := removeTree(dir); err != nil {
 				errs = append(errs, err)
 				continue
 			}
-			left := len(steps)
-			for _, s := range steps {
-				info, err := s.Info()
-				if err != nil || !s.IsDir() || now.Sub(info.ModTime()) <= MaxUnused {
-					continue
-				}
-				dir := filepath.Join(tdir, s.Name())
-				size := treeSize(dir)
-				if err := removeTree(dir); err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				folders++
-				bytes += size
-				left--
-			}
-			if left == 0 {
-				_ = os.Remove(tdir) // best effort: a run may have just made a folder in it
-			}
+			folders++
+			bytes += size
+			_ = os.Remove(filepath.Dir(dir)) // the target's folder, once it holds no other step's
 		}
 	}
 	return folders, bytes, errors.Join(errs...)

@@ -70,12 +70,7 @@ func TestTrim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
-	for _, tc := range []struct {
-		what string
-		path string
-		kept bool
-	}{
+	checkKept(t, []keptCase{
 		{"entry unused for longer than MaxUnused", c.entryDir(unused), false},
 		{"entry stored an hour ago", c.entryDir(fresh), true},
 		{"old entry restored now", c.entryDir(restored), true},
@@ -84,11 +79,7 @@ func TestTrim(t *testing.T) {
 		{"entry folder without its record", orphan, false},
 		{"a file that is not the cache's", other, true},
 		{"memo not written for longer than MaxUnused", staleMemo, false},
-	} {
-		if got := exists(tc.path); got != tc.kept {
-			t.Errorf("%s: kept %v, want %v", tc.what, got, tc.kept)
-		}
-	}
+	})
 	if st.Skipped || st.Entries != 2 || st.Memos != 1 {
 		t.Errorf("stats %+v, want 2 entries and 1 memo removed", st)
 	}
@@ -168,21 +159,18 @@ func TestTrimStepCaches(t *testing.T) {
 	if err := UseStepDirs(now, goUsed, stepUsed); err != nil {
 		t.Fatal(err)
 	}
+	// A step's first run: nothing to record yet; the run creates it.
 	fresh, _ := c.StepDirs("windows-x86_64", "new-step")
 	if err := UseStepDirs(now, fresh); err != nil {
-		t.Fatal(err)
+		t.Fatalf("recording the use of a folder not there yet: %v", err)
 	}
+	mustMkdir(t, fresh)
 
 	st, err := c.Trim(now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
-	for _, tc := range []struct {
-		what string
-		path string
-		kept bool
-	}{
+	checkKept(t, []keptCase{
 		{"Go build cache of a step run now", goUsed, true},
 		{"cache folder of a step run now", stepUsed, true},
 		{"cache folder a run created now", fresh, true},
@@ -192,15 +180,29 @@ func TestTrimStepCaches(t *testing.T) {
 		{"cache folder of a dropped target", stepDropped, false},
 		{"the dropped target's folder, now empty", filepath.Dir(stepDropped), false},
 		{"a target folder that still holds a step's", filepath.Dir(stepUsed), true},
-	} {
-		if got := exists(tc.path); got != tc.kept {
-			t.Errorf("%s: kept %v, want %v", tc.what, got, tc.kept)
-		}
-	}
+	})
 	if st.StepFolders != 4 || st.StepBytes != 40 {
 		t.Errorf("stats %+v, want 4 step folders of 10 bytes each removed", st)
 	}
 	if b, err := os.ReadFile(filepath.Join(stepUsed, "sub", "object.o")); err != nil || string(b) != "0123456789" {
 		t.Errorf("the kept cache lost its files: %q %v", b, err)
+	}
+}
+
+// keptCase is a path that Trim must keep or remove.
+type keptCase struct {
+	what string
+	path string
+	kept bool
+}
+
+// checkKept reports each case whose path Trim did not keep or remove as
+// it should have.
+func checkKept(t *testing.T, cases []keptCase) {
+	t.Helper()
+	for _, tc := range cases {
+		if got := exists(tc.path); got != tc.kept {
+			t.Errorf("%s: kept %v, want %v", tc.what, got, tc.kept)
+		}
 	}
 }

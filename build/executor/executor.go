@@ -148,8 +148,6 @@ type Paths struct {
 	Scratch   string // empty private folder for HOME, TMPDIR, ...
 	// Sources are the workspaces of further sources the step uses, by name.
 	Sources map[string]string
-
-	cache string // the folder behind CachePlaceholder, set by Run
 }
 
 // Result describes a finished run.
@@ -221,31 +219,36 @@ func (e *Executor) Run(ctx context.Context, a Action, p Paths) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	for _, d := range []string{filepath.Join(p.Scratch, "home"), filepath.Join(p.Scratch, "tmp")} {
+	// The step's cache folder is its own persistent one, bound writable
+	// with the other caches, or else a folder of its scratch.
+	scratch := []string{filepath.Join(p.Scratch, "home"), filepath.Join(p.Scratch, "tmp")}
+	cache := a.Cache
+	if cache == "" {
+		cache = filepath.Join(p.Scratch, "cache")
+		scratch = append(scratch, cache)
+	} else {
+		a.Caches = append(slices.Clone(a.Caches), cache)
+	}
+	for _, d := range scratch {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return Result{}, fmt.Errorf("prepare scratch folder: %w", err)
 		}
 	}
-	a.Caches = slices.Clone(a.Caches)
-	if p.cache = a.Cache; p.cache == "" {
-		p.cache = filepath.Join(p.Scratch, "cache") // below the scratch folder, bound already
-	} else {
-		a.Caches = append(a.Caches, a.Cache)
-	}
-	if err := os.MkdirAll(p.cache, 0o755); err != nil {
-		return Result{}, fmt.Errorf("prepare the step's cache folder: %w", err)
-	}
-	env := Resolve(a.Env, p)
-	argv := make([]string, len(a.Argv))
-	for i, arg := range a.Argv {
-		argv[i] = Expand(resolvePath(arg, p), env)
-	}
-	dir := filepath.Join(p.Workspace, filepath.FromSlash(a.Dir))
 	for _, c := range a.Caches {
 		if err := os.MkdirAll(c, 0o755); err != nil {
 			return Result{}, fmt.Errorf("prepare cache folder: %w", err)
 		}
 	}
+	paths := p.replacer(cache)
+	env := make(map[string]string, len(a.Env))
+	for k, v := range a.Env {
+		env[k] = paths.Replace(v)
+	}
+	argv := make([]string, len(a.Argv))
+	for i, arg := range a.Argv {
+		argv[i] = Expand(paths.Replace(arg), env)
+	}
+	dir := filepath.Join(p.Workspace, filepath.FromSlash(a.Dir))
 	// umask is per process: set it in a tiny shell that then becomes the
 	// command, so mkrelease's own umask is never changed.
 	inner := append([]string{"/bin/sh", "-c", `umask 022 && exec "$@"`, "mkrelease-step"}, argv...)
@@ -318,21 +321,14 @@ func Expand(s string, env map[string]string) string {
 	}
 }
 
-// Resolve replaces placeholders in env with the real paths.
-func Resolve(env map[string]string, p Paths) map[string]string {
-	out := make(map[string]string, len(env))
-	for k, v := range env {
-		out[k] = resolvePath(v, p)
-	}
-	return out
-}
-
-func resolvePath(s string, p Paths) string {
-	pairs := []string{WorkspacePlaceholder, p.Workspace, OutPlaceholder, p.Out, ScratchPlaceholder, p.Scratch, CachePlaceholder, p.cache}
+// replacer replaces the placeholders with the run's folders, cache being
+// the step's cache folder.
+func (p Paths) replacer(cache string) *strings.Replacer {
+	pairs := []string{WorkspacePlaceholder, p.Workspace, OutPlaceholder, p.Out, ScratchPlaceholder, p.Scratch, CachePlaceholder, cache}
 	for name, dir := range p.Sources {
 		pairs = append(pairs, SourcePlaceholder(name), dir)
 	}
-	return strings.NewReplacer(pairs...).Replace(s)
+	return strings.NewReplacer(pairs...)
 }
 
 func envList(env map[string]string) []string {
