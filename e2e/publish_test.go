@@ -27,6 +27,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/testhook"
+	"github.com/mkrelease/mkrelease/policies"
 )
 
 // gateVerifier is a verifier whose every figure comes from params.json in
@@ -298,7 +299,58 @@ func refusalReasons(t *testing.T, stderr string) []string {
 	if !strings.Contains(stderr, "\nmkrelease: nothing was published\n") {
 		t.Errorf("stderr does not say nothing was published:\n%s", stderr)
 	}
+	checkRemedies(t, reasons, stderr)
 	return reasons
+}
+
+// checkRemedies checks what a refusal says to do: one line per default
+// rule denied, unless its message says it, each naming the targets its
+// reasons name in its evidence command.
+func checkRemedies(t *testing.T, reasons []string, stderr string) {
+	t.Helper()
+	saysItself := []string{policies.RuleBuildSandboxed, policies.RuleChannelRepublish, policies.RuleChannelDowngrade}
+	remedies := map[string]string{}
+	if _, block, ok := strings.Cut(stderr, "\nmkrelease: what to do:\n"); ok {
+		for _, l := range strings.Split(block, "\n") {
+			rest, ok := strings.CutPrefix(l, "  [")
+			if !ok {
+				break
+			}
+			rule, text, _ := strings.Cut(rest, "] ")
+			if _, dup := remedies[rule]; dup {
+				t.Errorf("two remedies for rule %s:\n%s", rule, stderr)
+			}
+			remedies[rule] = text
+		}
+	}
+	denied := map[string][]string{} // rule -> the targets its reasons name
+	for _, r := range reasons {
+		rule, rest, _ := strings.Cut(strings.TrimPrefix(r, "["), "] ")
+		target, _, _ := strings.Cut(rest, " ")
+		denied[rule] = append(denied[rule], strings.TrimSuffix(target, ":"))
+	}
+	for rule, targets := range denied {
+		text, ok := remedies[rule]
+		switch {
+		case !slices.Contains(policies.DefaultRules(), rule) || slices.Contains(saysItself, rule):
+			if ok {
+				t.Errorf("rule %s got a remedy it should not: %q", rule, text)
+			}
+		case !ok:
+			t.Errorf("no remedy for rule %s:\n%s", rule, stderr)
+		case strings.HasPrefix(rule, "evidence."):
+			for _, target := range targets {
+				if !strings.Contains(text, "--target "+target) {
+					t.Errorf("the remedy for %s does not name target %s: %q", rule, target, text)
+				}
+			}
+		}
+	}
+	for rule := range remedies {
+		if _, ok := denied[rule]; !ok {
+			t.Errorf("a remedy for rule %s, which denied nothing:\n%s", rule, stderr)
+		}
+	}
 }
 
 // checkReasons checks that the reasons are exactly want: each want is a
@@ -640,7 +692,7 @@ func TestPublishGate(t *testing.T) {
 		channel := filepath.Join(t.TempDir(), "chan")
 		published(t, clone(t, ev["pass"]), channel, "2.0", 1)
 		r := refused(t, ev["lower"], nil, channel, []string{
-			"[channel.downgrade] demo-app 1.9 is lower than the newest published version 2.0; set allow_downgrade to publish it anyway",
+			"[channel.downgrade] demo-app 1.9 is lower than the newest published version 2.0; publish it anyway with `mkrelease publish --allow-downgrade`",
 		})
 		published(t, r, channel, "1.9", 2, "--allow-downgrade")
 		verifyChannel(t, r, channel)

@@ -78,6 +78,8 @@ func (e *CompileError) ExitCode() int { return 2 }
 // report order.
 type RefusedError struct {
 	Denials []Denial
+	// Remedies say what to do about the default rules denied.
+	Remedies []Remedy
 }
 
 // Error lists every denial, one per line.

@@ -32,6 +32,9 @@ type Decision struct {
 	// default rules in the order of [DefaultRules], then any other rule
 	// id, then messages without one), then by message.
 	Denials []Denial `json:"denials"`
+	// Remedies say what to do about each default rule denied, in report
+	// order (see [Remedies]).
+	Remedies []Remedy `json:"remedies"`
 	// Policies are every module evaluated, in evaluation order (the
 	// defaults, then the user's), with their digests.
 	Policies []PolicyDigest `json:"policies"`
@@ -43,7 +46,7 @@ func (d *Decision) Err() error {
 	if d.Allow {
 		return nil
 	}
-	return &RefusedError{Denials: slices.Clone(d.Denials)}
+	return &RefusedError{Denials: slices.Clone(d.Denials), Remedies: slices.Clone(d.Remedies)}
 }
 
 // Denial is one reason the policies refuse a release.
@@ -176,7 +179,12 @@ func (e *Evaluator) Evaluate(ctx context.Context, in Input) (*Decision, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.evaluateJSON(ctx, b)
+	d, err := e.evaluateJSON(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	d.Remedies = Remedies(d.Denials, in.Release.Targets)
+	return d, nil
 }
 
 // evaluateJSON evaluates the policies on the JSON input b, which need not
@@ -219,7 +227,7 @@ func (e *Evaluator) evaluateJSON(ctx context.Context, b []byte) (*Decision, erro
 	if err != nil {
 		return nil, err
 	}
-	d := &Decision{Denials: []Denial{}, Policies: e.Policies()}
+	d := &Decision{Denials: []Denial{}, Remedies: []Remedy{}, Policies: e.Policies()}
 	for _, m := range msgs {
 		d.Denials = append(d.Denials, Denial{Rule: ruleID(m), Message: m, Policy: origin[m]})
 	}

@@ -307,7 +307,7 @@ var ruleTests = []struct {
 		in.Channel.PublishedVersions = []string{"0.2.0", "0.4.0"}
 		in.Channel.Newest = "0.4.0"
 		in.Channel.VersionLowerThanNewest = true
-	}, []string{"[channel.downgrade] vexl 0.3.0 is lower than the newest published version 0.4.0; set allow_downgrade to publish it anyway"}},
+	}, []string{"[channel.downgrade] vexl 0.3.0 is lower than the newest published version 0.4.0; publish it anyway with `mkrelease publish --allow-downgrade`"}},
 	{"downgrade allowed", func(in *Input) {
 		in.Parameters.AllowDowngrade = true
 		in.Channel.PublishedVersions = []string{"0.2.0", "0.4.0"}
@@ -437,7 +437,7 @@ func TestNoShortCircuit(t *testing.T) {
 		"[evidence.workload_unusable] linux-x86_64 throughput/layernorm-f32: not usable: slot 1 candidate: crash",
 		"[evidence.noise] linux-x86_64 throughput/gelu-f32: robust CV 20.00% is above the maximum 10.00%",
 		"[channel.republish] vexl 0.3.0 is already published with different bytes; publish a new version",
-		"[channel.downgrade] vexl 0.3.0 is lower than the newest published version 0.4.0; set allow_downgrade to publish it anyway",
+		"[channel.downgrade] vexl 0.3.0 is lower than the newest published version 0.4.0; publish it anyway with `mkrelease publish --allow-downgrade`",
 	}
 	if got := messagesOf(d); !slices.Equal(got, want) {
 		t.Errorf("denials:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))

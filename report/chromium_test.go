@@ -166,6 +166,8 @@ func TestChromiumRendersReport(t *testing.T) {
 		{"CV bars (one per chosen worker)", `<rect class="cv-bar (candidate|reference)( over)?" data-worker="`, 12},
 		{"CV bounds", `<line class="cv-bound"`, 3},
 		{"denials", `<li class="denial" data-rule="`, 2},
+		{"remedies", `<li class="remedy" data-rule="`, 1},
+		{"commands in remedies", `<li class="remedy" [^>]*><code>\[evidence.present\]</code> gather it \(<code>mkrelease evidence run`, 1},
 		{"artifacts", `<tr class="artifact" data-name="`, 3},
 		{"cases", `<tr class="case" data-case="`, 4},
 		{"scripts", `<script`, 0},
@@ -176,6 +178,9 @@ func TestChromiumRendersReport(t *testing.T) {
 	}
 	if !strings.Contains(dom, "&lt;script&gt;alert(1)&lt;/script&gt;") {
 		t.Error("the denial with markup in it is not shown as text")
+	}
+	if !strings.Contains(dom, "&lt;b&gt;here&lt;/b&gt;") {
+		t.Error("the remedy with markup in it is not shown as text")
 	}
 }
 

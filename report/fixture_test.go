@@ -110,6 +110,9 @@ func fixtureResult(t *testing.T) *publish.Result {
 				{Rule: "artifacts.verified", Message: "[artifacts.verified] demo-1.0-py3-none-manylinux_2_17_x86_64.whl does not verify: RECORD: demo/lib.so: sha256 mismatch", Policy: "default/artifacts.rego"},
 				{Rule: "evidence.present", Message: "[evidence.present] no evidence for target linux-aarch64 <script>alert(1)</script>", Policy: "default/evidence.rego"},
 			},
+			Remedies: []policies.Remedy{
+				{Rule: "evidence.present", Text: "gather it (`mkrelease evidence run --target linux-aarch64`) <b>here</b>"},
+			},
 			Policies: []policies.PolicyDigest{{Name: "default/artifacts.rego", SHA256: hex('d')}, {Name: "default/evidence.rego", SHA256: hex('e')}},
 		},
 		Evidence: map[string]*runner.Report{ev: fixtureChecked(t)},

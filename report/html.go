@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strings"
 )
 
 //go:embed page.html
@@ -13,10 +14,25 @@ var pageSource string
 // parsePage parses the page template.
 func parsePage() (*template.Template, error) {
 	return template.New("page").Funcs(template.FuncMap{
-		"pct": func(x float64) string { return fmt.Sprintf("%.2f%%", 100*x) },
-		"f3":  func(x float64) string { return fmt.Sprintf("%.3f", x) },
-		"sec": func(x float64) string { return fmt.Sprintf("%.6g", x) },
+		"pct":   func(x float64) string { return fmt.Sprintf("%.2f%%", 100*x) },
+		"f3":    func(x float64) string { return fmt.Sprintf("%.3f", x) },
+		"sec":   func(x float64) string { return fmt.Sprintf("%.6g", x) },
+		"prose": prose,
 	}).Parse(pageSource)
+}
+
+// prose renders text, escaped, with its `quoted` spans (commands, in
+// remedies) as code.
+func prose(text string) template.HTML {
+	var b strings.Builder
+	for i, part := range strings.Split(text, "`") {
+		if i%2 == 1 {
+			b.WriteString("<code>" + template.HTMLEscapeString(part) + "</code>")
+		} else {
+			b.WriteString(template.HTMLEscapeString(part))
+		}
+	}
+	return template.HTML(b.String())
 }
 
 // view is what the page template reads: the report and its plots.

@@ -194,6 +194,9 @@ type Decision struct {
 	Channel string `json:"channel"`
 	// Denials are every reason to refuse, in report order.
 	Denials []policies.Denial `json:"denials"`
+	// Remedies say what to do about each default rule denied, in report
+	// order (see [policies.Remedies]).
+	Remedies []policies.Remedy `json:"remedies"`
 	// Policies are the modules evaluated, with their digests.
 	Policies []policies.PolicyDigest `json:"policies"`
 }

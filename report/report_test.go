@@ -116,8 +116,9 @@ func TestWriteText(t *testing.T) {
 			"(bound 10.0%) OVER\n",
 			"evidence linux-aarch64: none (demo-1.0-verifier-evidence-linux-aarch64.tar.gz not found)\n",
 			"decision: REFUSE, 2 denials (no channel configured: decided as for a first publish)\n  [artifacts.verified] ",
+			"\nwhat to do:\n  [evidence.present] gather it (`mkrelease evidence run --target linux-aarch64`) <b>here</b>\n",
 		}, []string{"add/i32", "div/zero"}},
-		{"allowed release", allowed, []string{"decision: ALLOW (/srv/ch)\n"}, []string{"REFUSE", "lane "}},
+		{"allowed release", allowed, []string{"decision: ALLOW (/srv/ch)\n"}, []string{"REFUSE", "lane ", "what to do"}},
 		{"channel", channelReport, []string{
 			"channel ch: demo, generation 2, newest 1.0\n",
 			"version 0.9 (1 assets)\n  " + hex('1') + "  demo-0.9.spdx.json\n  verification summary: none published\n",
@@ -193,7 +194,7 @@ func TestJSONFields(t *testing.T) {
 		"evidence[].lanes[].crossover.workloads[].workers[].t_s", "evidence[].lanes[].crossover.workloads[].workers[].cv",
 		"evidence[].lanes[].crossover.workloads[].workers[].robust_cv", "evidence[].lanes[].crossover.workloads[].workers[].over_bound",
 		"evidence[].lanes[].crossover.max_robust_cv", "evidence[].lanes[].crossover.min_workload",
-		"decision", "decision.allow", "decision.channel", "decision.denials", "decision.policies",
+		"decision", "decision.allow", "decision.channel", "decision.denials", "decision.remedies", "decision.policies",
 		"channel", "channel.generation", "channel.newest", "channel.versions", "channel.versions[].version",
 		"channel.versions[].assets", "channel.versions[].assets[].name", "channel.versions[].assets[].sha256", "channel.versions[].assets[].size",
 		"channel.versions[].vsa", "channel.versions[].vsa.file", "channel.versions[].vsa.signature_verified", "channel.versions[].vsa.finding",
@@ -299,5 +300,18 @@ func TestWriteHTMLSelfContained(t *testing.T) {
 	}
 	if want := []string{"1.1", "2.1", "2.2", "3.1", "4.1"}; !slices.Equal(slots, want) {
 		t.Errorf("trace order %q, want %q", slots, want)
+	}
+}
+
+func TestProse(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"plain <b>", "plain &lt;b&gt;"},
+		{"run `mkrelease build`, then `a <b>`", "run <code>mkrelease build</code>, then <code>a &lt;b&gt;</code>"},
+		{"unclosed `x & y", "unclosed <code>x &amp; y</code>"},
+	} {
+		if got := string(prose(tc.in)); got != tc.want {
+			t.Errorf("prose(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

@@ -80,9 +80,12 @@ func fromResult(path, to string, res *publish.Result, b Bounds) *Report {
 		r.Evidence = append(r.Evidence, EvidenceOf(e.Target, e.File, res.Evidence[e.File], b))
 	}
 	d := res.Decision
-	r.Decision = &Decision{Allow: d.Allow, Channel: to, Denials: slices.Clone(d.Denials), Policies: slices.Clone(d.Policies)}
+	r.Decision = &Decision{Allow: d.Allow, Channel: to, Denials: slices.Clone(d.Denials), Remedies: slices.Clone(d.Remedies), Policies: slices.Clone(d.Policies)}
 	if r.Decision.Denials == nil {
 		r.Decision.Denials = []policies.Denial{}
+	}
+	if r.Decision.Remedies == nil {
+		r.Decision.Remedies = []policies.Remedy{}
 	}
 	if r.Decision.Policies == nil {
 		r.Decision.Policies = []policies.PolicyDigest{}

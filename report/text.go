@@ -72,6 +72,12 @@ func WriteText(w io.Writer, r *Report) error {
 		for _, x := range d.Denials {
 			p.f("  %s\n", x.Message)
 		}
+		if len(d.Remedies) > 0 {
+			p.f("what to do:\n")
+			for _, x := range d.Remedies {
+				p.f("  [%s] %s\n", x.Rule, x.Text)
+			}
+		}
 	}
 	return p.err
 }

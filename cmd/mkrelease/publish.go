@@ -188,9 +188,6 @@ func (o *PublishOptions) report(opts publish.Options, res *publish.Result, err e
 	}
 	if err != nil {
 		printRefusal(ew, err)
-		if hint := evidenceHint(res, err); hint != "" {
-			fmt.Fprintln(ew, hint)
-		}
 		return res, &silentError{code: exitCode(err)}
 	}
 	for _, t := range res.Skipped {
@@ -200,8 +197,8 @@ func (o *PublishOptions) report(opts publish.Options, res *publish.Result, err e
 	return res, nil
 }
 
-// printRefusal prints every reason a publish was refused and that nothing
-// was published.
+// printRefusal prints every reason a publish was refused, what to do about
+// each rule denied, and that nothing was published.
 func printRefusal(w io.Writer, err error) {
 	var pr *policies.RefusedError
 	var cr *channel.RefusedError
@@ -211,39 +208,18 @@ func printRefusal(w io.Writer, err error) {
 		for _, d := range pr.Denials {
 			fmt.Fprintf(w, "  %s\n", d.Message)
 		}
+		if len(pr.Remedies) > 0 {
+			fmt.Fprintln(w, "mkrelease: what to do:")
+			for _, r := range pr.Remedies {
+				fmt.Fprintf(w, "  [%s] %s\n", r.Rule, r.Text)
+			}
+		}
 	case errors.As(err, &cr):
 		fmt.Fprintf(w, "mkrelease: %v\n", cr)
 	default:
 		fmt.Fprintf(w, "mkrelease: %v\n", err)
 	}
 	fmt.Fprintln(w, "mkrelease: nothing was published")
-}
-
-// evidenceHint says, when the policies refused a release only because
-// some of its targets have no evidence, that the others can be published
-// now with --target, or, when no target has any, how to gather it; ""
-// otherwise.
-func evidenceHint(res *publish.Result, err error) string {
-	var pr *policies.RefusedError
-	if res == nil || !errors.As(err, &pr) || len(pr.Denials) == 0 {
-		return ""
-	}
-	for _, d := range pr.Denials {
-		if d.Rule != policies.RuleEvidencePresent {
-			return ""
-		}
-	}
-	var with []string
-	for _, e := range res.Input.Evidence {
-		if e.Present {
-			with = append(with, "--target "+e.Target)
-		}
-	}
-	if len(with) == 0 {
-		return "mkrelease: hint: only evidence is missing, for every target; gather it with `mkrelease evidence run` (the targets this machine can run), or make it on a machine of the target's platform and bring it here with `mkrelease evidence import FILE`, then publish again"
-	}
-	return "mkrelease: hint: only evidence is missing; publish the targets that have it now with `mkrelease publish " + strings.Join(with, " ") +
-		"`, and the others once their evidence is run or imported (mkrelease evidence import)"
 }
 
 // printPublished says where the release is and how to install it.

@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mkrelease/mkrelease/build/lock"
-	"github.com/mkrelease/mkrelease/policies"
 	"github.com/mkrelease/mkrelease/provenance"
-	"github.com/mkrelease/mkrelease/publish"
 )
 
 // A release signs three times (provenance, evidence, summary) through one
@@ -77,22 +74,6 @@ outputs = ["hello"]
 	other := newSession(f, &globalOptions{ConfigPath: cfgPath})
 	if _, err := other.config(); err == nil {
 		t.Error("a new session served the old configuration")
-	}
-}
-
-func TestEvidenceHint(t *testing.T) {
-	missing := &policies.RefusedError{Denials: []policies.Denial{{Rule: policies.RuleEvidencePresent, Message: "[evidence.present] linux-aarch64: there is no verifier evidence for this target"}}}
-	res := &publish.Result{Input: policies.Input{Evidence: []policies.Evidence{{Target: "linux-x86_64", Present: true}, {Target: "linux-aarch64"}}}}
-	if got := evidenceHint(res, missing); !strings.Contains(got, "mkrelease publish --target linux-x86_64`") {
-		t.Errorf("hint %q", got)
-	}
-	other := &policies.RefusedError{Denials: append(slices.Clone(missing.Denials), policies.Denial{Rule: policies.RuleEvidenceSigned, Message: "x"})}
-	if got := evidenceHint(res, other); got != "" {
-		t.Errorf("a refusal for more than missing evidence got the hint %q", got)
-	}
-	none := &publish.Result{Input: policies.Input{Evidence: []policies.Evidence{{Target: "linux-aarch64"}}}}
-	if got := evidenceHint(none, missing); !strings.Contains(got, "gather it with `mkrelease evidence run`") || !strings.Contains(got, "`mkrelease evidence import FILE`") || strings.Contains(got, "--target") {
-		t.Errorf("no target has evidence: hint %q, want how to gather it", got)
 	}
 }
 

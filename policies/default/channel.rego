@@ -16,7 +16,7 @@ deny contains msg if {
 deny contains msg if {
 	input.channel.version_lower_than_newest == true
 	not input.parameters.allow_downgrade == true
-	msg := sprintf("[channel.downgrade] %s %s is lower than the newest published version %s; set allow_downgrade to publish it anyway", [
+	msg := sprintf("[channel.downgrade] %s %s is lower than the newest published version %s; publish it anyway with `mkrelease publish --allow-downgrade`", [
 		input.release.project, input.release.version, input.channel.newest,
 	])
 }
