@@ -24,6 +24,7 @@ import (
 	"github.com/mkrelease/mkrelease/provenance/attest"
 	"github.com/mkrelease/mkrelease/release"
 	"github.com/mkrelease/mkrelease/wheel/assemble"
+	"github.com/mkrelease/mkrelease/wheel/platform"
 )
 
 // BuildOptions are the inputs of a build.
@@ -163,7 +164,7 @@ func buildRelease(ctx context.Context, o BuildOptions) (*release.Release, error)
 		o.Compiled(compiled)
 	}
 	if !o.NoCache && o.CacheDir != "" {
-		trimCache(r.ActionCache(), o.logger())
+		trimCache(r.ActionCache(), assemble.PlatformMemo(o.CacheDir), o.logger())
 	}
 	return r, nil
 }
@@ -171,15 +172,24 @@ func buildRelease(ctx context.Context, o BuildOptions) (*release.Release, error)
 // trimCache forgets the action cache entries no build has used for a
 // while (at most one look a day, after a build that succeeded). A cache
 // that cannot be trimmed is no reason to fail the build: it is logged.
-func trimCache(c *actioncache.Cache, log *slog.Logger) {
-	st, err := c.Trim(time.Now())
+func trimCache(c *actioncache.Cache, platforms platform.Memo, log *slog.Logger) {
+	now := time.Now()
+	st, err := c.Trim(now)
 	if err != nil {
 		log.Warn("action cache not fully trimmed", "problem", err.Error())
 	}
-	if st.Entries > 0 || st.Memos > 0 || st.StepFolders > 0 {
+	if st.Skipped {
+		return
+	}
+	// The binaries' platform memos go by the same rule, on the same day.
+	pm, err := platforms.Trim(now, actioncache.MaxUnused)
+	if err != nil {
+		log.Warn("platform memos not fully trimmed", "problem", err.Error())
+	}
+	if st.Entries > 0 || st.Memos > 0 || st.StepFolders > 0 || pm > 0 {
 		log.Info("action cache trimmed: removed what no build used recently",
 			"unused_days", int(actioncache.MaxUnused.Hours()/24), "entries", st.Entries, "bytes", st.Bytes, "memos", st.Memos,
-			"step_caches", st.StepFolders, "step_cache_bytes", st.StepBytes)
+			"step_caches", st.StepFolders, "step_cache_bytes", st.StepBytes, "platform_memos", pm)
 	}
 }
 

@@ -296,7 +296,16 @@ func inspectMemo(r *release.Release) platform.Memo {
 	if r.NoCache || r.CacheDir == "" {
 		return platform.Memo{}
 	}
-	return platform.Memo{Dir: filepath.Join(r.CacheDir, "platform"), Version: r.WriterIdentity()}
+	m := PlatformMemo(r.CacheDir)
+	m.Version = r.WriterIdentity()
+	return m
+}
+
+// PlatformMemo is where builds that use the cache folder cacheDir
+// remember the platform needs of binaries (without a Version: it reads
+// nothing, and can be trimmed).
+func PlatformMemo(cacheDir string) platform.Memo {
+	return platform.Memo{Dir: filepath.Join(cacheDir, "platform")}
 }
 
 // plan gathers a wheel's members for target t and the platform needs of

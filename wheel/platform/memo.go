@@ -4,8 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
@@ -66,4 +71,50 @@ func (m Memo) file(digest string) string {
 	h := sha256.Sum256([]byte(m.Version + "\x00" + digest))
 	k := hex.EncodeToString(h[:])
 	return filepath.Join(m.Dir, k[:2], k+".json")
+}
+
+// Trim removes the memos of m.Dir written more than maxUnused before
+// now. Memos are kept per inspector (Version), so those of every earlier
+// mkrelease, and of binaries no longer built, would otherwise stay for
+// ever; a memo still in use that goes only costs one parse, which writes
+// it again. Files that are not memos, and memos of the last maxUnused,
+// are left alone. It returns how many memos it removed.
+func (m Memo) Trim(now time.Time, maxUnused time.Duration) (int, error) {
+	if m.Dir == "" {
+		return 0, nil
+	}
+	names, err := fs.Glob(os.DirFS(m.Dir), "*/*.json")
+	if err != nil {
+		return 0, fmt.Errorf("trim platform memos %s: %w", m.Dir, err)
+	}
+	removed := 0
+	var errs []error
+	for _, name := range names {
+		if !isMemoName(name) {
+			continue
+		}
+		p := filepath.Join(m.Dir, filepath.FromSlash(name))
+		info, err := os.Lstat(p)
+		if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) <= maxUnused {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+			continue
+		}
+		removed++
+		_ = os.Remove(filepath.Dir(p)) // the shard, once it is empty
+	}
+	if err := errors.Join(errs...); err != nil {
+		return removed, fmt.Errorf("trim platform memos %s: %w", m.Dir, err)
+	}
+	return removed, nil
+}
+
+// isMemoName reports whether name ("ab/ab….json") is a memo's path
+// below Dir, as [Memo.file] makes them.
+func isMemoName(name string) bool {
+	shard, base, ok := strings.Cut(name, "/")
+	k, isJSON := strings.CutSuffix(base, ".json")
+	return ok && isJSON && checksum.IsSHA256(k) && strings.HasPrefix(k, shard) && len(shard) == 2
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/mkrelease/mkrelease/internal/checksum"
 )
@@ -93,4 +94,71 @@ func mustInspect(t *testing.T, p string) Need {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// Trim removes the memos written over maxUnused ago, whatever inspector
+// wrote them, and leaves younger memos and everything that is not a memo.
+func TestMemoTrim(t *testing.T) {
+	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	const maxUnused = 5 * 24 * time.Hour
+	dir := filepath.Join(t.TempDir(), "platform")
+	one := Memo{Dir: dir, Version: checksum.Bytes([]byte("inspector one"))}
+	two := Memo{Dir: dir, Version: checksum.Bytes([]byte("inspector two"))}
+	type file struct {
+		path string
+		age  time.Duration
+		kept bool
+	}
+	var files []file
+	memo := func(m Memo, content string, age time.Duration, kept bool) {
+		files = append(files, file{m.file(checksum.Bytes([]byte(content))), age, kept})
+	}
+	memo(one, "old binary", 6*24*time.Hour, false)
+	memo(two, "old binary", 30*24*time.Hour, false)
+	memo(one, "binary in use", time.Hour, true)
+	memo(two, "binary just within", maxUnused, true)
+	files = append(files,
+		file{filepath.Join(dir, "README"), 90 * 24 * time.Hour, true},                          // not a memo
+		file{filepath.Join(dir, "zz", "notes.json"), 90 * 24 * time.Hour, true},                // not a memo's name
+		file{filepath.Join(dir, "ab", checksum.Bytes(nil)+".json"), 90 * 24 * time.Hour, true}, // in another shard than its name's
+	)
+	for _, f := range files {
+		if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f.path, []byte(`{"OS":"linux"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(f.path, now.Add(-f.age), now.Add(-f.age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := Memo{Dir: dir}.Trim(now, maxUnused)
+	if err != nil || n != 2 {
+		t.Errorf("Trim = %d, %v; want 2 removed", n, err)
+	}
+	for _, f := range files {
+		_, err := os.Stat(f.path)
+		if kept := err == nil; kept != f.kept {
+			t.Errorf("%s (%v old): kept %v, want %v", f.path, f.age, kept, f.kept)
+		}
+	}
+	// A shard left empty goes with its last memo.
+	keptShards := map[string]bool{}
+	for _, f := range files {
+		if f.kept {
+			keptShards[filepath.Dir(f.path)] = true
+		}
+	}
+	for _, f := range files {
+		if shard := filepath.Dir(f.path); !keptShards[shard] {
+			if _, err := os.Stat(shard); err == nil {
+				t.Errorf("empty shard %s kept", shard)
+			}
+		}
+	}
+	// No folder: nothing to do.
+	if n, err := (Memo{Dir: filepath.Join(t.TempDir(), "none")}).Trim(now, maxUnused); n != 0 || err != nil {
+		t.Errorf("Trim of no folder = %d, %v", n, err)
+	}
 }
