@@ -52,6 +52,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/extract"
 	"github.com/mkrelease/mkrelease/internal/pin"
 	"github.com/mkrelease/mkrelease/internal/procgroup"
@@ -535,7 +536,7 @@ func (f *Fetcher) archive(ctx context.Context, s config.Source, dst string, want
 		path, size = p, n
 	} else {
 		path = filepath.Join(f.ProjectDir, filepath.FromSlash(s.Archive))
-		got, n, err := fileSHA256(path)
+		got, n, err := checksum.File(path)
 		if err != nil {
 			return Facts{}, &Error{Source: s.Name, Msg: "read archive " + s.Archive, Err: err, Hint: "fix `archive` in release.toml"}
 		}
@@ -575,7 +576,7 @@ func sizeLimit(s config.Source, want Expected) (int64, string) {
 func (f *Fetcher) download(ctx context.Context, s config.Source, want Expected) (string, int64, error) {
 	dir := filepath.Join(f.CacheDir, "downloads")
 	path := filepath.Join(dir, s.SHA256)
-	if got, n, err := fileSHA256(path); err == nil {
+	if got, n, err := checksum.File(path); err == nil {
 		if got == s.SHA256 {
 			return path, n, nil
 		}
@@ -744,19 +745,4 @@ func (r *idleReader) Read(p []byte) (int, error) {
 		r.timer.Reset(r.idle)
 	}
 	return n, err
-}
-
-// fileSHA256 returns the hex sha256 and the size of a file.
-func fileSHA256(path string) (string, int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", 0, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return "", 0, err
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
 }

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pyname"
@@ -534,7 +535,7 @@ func (f *Finder) cachedNames(d string) []string {
 func (f *Finder) fromCache(c *candidate) *File {
 	for _, d := range c.want {
 		p := f.cachePath(d, c.name)
-		got, size, err := hashFile(p)
+		got, size, err := checksum.File(p)
 		if err != nil {
 			continue
 		}
@@ -662,21 +663,6 @@ func (r *ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return r.r.Read(p)
-}
-
-// hashFile returns the sha256 and size of the file at p.
-func hashFile(p string) (string, int64, error) {
-	fh, err := os.Open(p)
-	if err != nil {
-		return "", 0, err
-	}
-	defer fh.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, fh)
-	if err != nil {
-		return "", 0, err
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
 // localDir turns a find-links entry (a path or file:// URL) into a path.

@@ -5,13 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mkrelease/mkrelease/internal/progress"
 	"maps"
 	"slices"
 	"strings"
 
+	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pep508"
+	"github.com/mkrelease/mkrelease/internal/progress"
 	"github.com/mkrelease/mkrelease/internal/pyname"
 	"github.com/mkrelease/mkrelease/wheel"
 )
@@ -45,7 +46,7 @@ func LoadOwn(path, sha256 string, size int64) (Root, error) {
 // wheel.Check; damage, unsafe members and RECORD mismatches are errors)
 // and reads its metadata.
 func LoadRoot(path string) (Root, error) {
-	d, size, err := hashFile(path)
+	d, size, err := checksum.File(path)
 	if err != nil {
 		return Root{}, fmt.Errorf("release wheel: %w", err)
 	}
@@ -550,7 +551,7 @@ func (r *resolver) wheelInfo(f File) (*wheelInfo, error) {
 		return nil, err
 	}
 	// The file was verified by Fetch; make sure what was read is still it.
-	if d, _, err := hashFile(f.Path); err != nil || d != f.SHA256 {
+	if d, _, err := checksum.File(f.Path); err != nil || d != f.SHA256 {
 		err := fmt.Errorf("%s changed in the cache while it was read", f.Path)
 		r.wheelErrs[f.SHA256] = err
 		return nil, err
