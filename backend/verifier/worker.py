@@ -39,7 +39,7 @@ last round), with ``rounds`` chosen so that the timed part lasts about
 When after those rounds the steps still disagree (their robust CV above
 ``SETTLED_CV``, 2.5 %: the host slowed the machine through much of the
 worker), further rounds follow over the steps not yet within 2.5 % of the
-fastest, until the steps agree, for at most ``MAX_TIMED_SECONDS`` (45 s)
+fastest, until the steps agree, for at most ``MAX_TIMED_SECONDS`` (180 s)
 of timings in all. "Agree" is judged on the robust CV exactly as mkrelease
 will compute it from the reported steps: the first ``W`` dropped as
 warm-ups, then the slowest, then 1.4826 * MAD / median.
@@ -129,8 +129,18 @@ MAX_ROUNDS = 50
 # the timed part grows from 6.1 s to 6.5 s a worker on average: only the
 # workers that need it measure longer (1 in 75 past 30 s there). On this
 # 2-core VM's 20-minute trace, 3 of 635 went past 30 s.
+#
+# The cap was 45 s until a CI run on the 2-core VM refused a release for
+# one softplus-f64 worker at 10.40 %: its steps still disagreed after 45 s
+# of timings. That VM's traces have had slow spells of up to 164 s. On a
+# synthetic host whose slow spells last 30 s on average (exponentially
+# distributed, so some last minutes), a 45 s cap leaves workers above
+# 10 % that 180 s brings under 1 %, and the average timed part does not
+# change (4.03 s against 4.04 s): a worker whose steps agree stops as
+# soon as they do, and only one caught by a long spell after some of its
+# steps met full speed waits for the spell to end.
 SETTLED_CV = 0.025
-MAX_TIMED_SECONDS = 45.0
+MAX_TIMED_SECONDS = 180.0
 
 # Untimed warm-up before ready (seconds of wall time, at least one run).
 WARMUP_SECONDS = 0.5
