@@ -23,9 +23,9 @@ import (
 // with a warning: this machine cannot run them), and publish into the
 // channel of release.toml, under the default noise bound (10 %). A refusal
 // whose every reason is [evidence.noise] would mean the host slowed the
-// vCPU through a whole throughput worker's 12 s: in the last five runs of
-// the lane back to back no worker passed 6.02 % (README, "Noise"), and
-// .ci/run's main command runs once with no retry. This test is about the
+// vCPU through all of a throughput worker's extra rounds (up to 180 s of
+// timings): rare (README, "Noise"), and .ci/run's main command runs once
+// with no retry. This test is about the
 // release flow, not the host, so on such a refusal it gathers the evidence
 // again (logged), and only a fourth refusal, or any other, is a failure.
 // It returns release's standard output and standard error.
@@ -54,7 +54,7 @@ func releaseDefault(t *testing.T, a run) (string, string) {
 }
 
 // onlyNoise reports whether a refusal lists reasons and all are
-// [evidence.noise].
+// [evidence.noise] (what it says to do is then about that rule alone).
 func onlyNoise(errOut string) bool {
 	n := 0
 	for _, l := range strings.Split(errOut, "\n") {
