@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mkrelease/mkrelease/internal/digestmemo"
 	"io/fs"
 	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -18,6 +18,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/source"
+	"github.com/mkrelease/mkrelease/internal/digestmemo"
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/parallel"
 	"github.com/mkrelease/mkrelease/internal/progress"
@@ -301,7 +302,7 @@ func (s CompileStage) runStep(ctx context.Context, r *release.Release, exe *exec
 	if err := treehash.Copy(ctx, s.Workspaces[step.Source], paths.Workspace); err != nil {
 		return rec, fmt.Errorf("step %s [%s]: copy the workspace of source %s: %w", step.Name, t.Name, step.Source, err)
 	}
-	if err := actioncache.UseStepDirs(time.Now(), append(a.Caches, a.Cache)...); err != nil {
+	if err := actioncache.UseStepDirs(time.Now(), slices.Concat(a.Caches, []string{a.Cache})...); err != nil {
 		return rec, fmt.Errorf("step %s [%s]: %w", step.Name, t.Name, err)
 	}
 	log.Info("action running", "key", key[:12])

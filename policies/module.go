@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 )
 
 // MaxPolicySize is the largest policy file [LoadFiles] reads.
@@ -53,6 +54,17 @@ func Defaults() []Module {
 		mods = append(mods, Module{Name: name, Source: string(b)})
 	}
 	return mods
+}
+
+// isDefault reports whether a module named name is one of [Defaults]:
+// its name is that of a default policy, which a user's file may also be
+// called ("default/x.rego" in the project), so the embedded folder decides.
+func isDefault(name string) bool {
+	if !strings.HasPrefix(name, "default/") {
+		return false
+	}
+	_, err := fs.Stat(defaultFS, name)
+	return err == nil
 }
 
 // LoadFiles reads user policy files, in the order given. Each must be a

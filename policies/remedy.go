@@ -95,7 +95,7 @@ func Remedies(denials []Denial, targets []string) []Remedy {
 	denied := map[string][]string{}
 	for _, d := range denials {
 		text := remedyText(d.Rule)
-		if text == "" || !strings.HasPrefix(d.Policy, "default/") {
+		if text == "" || !isDefault(d.Policy) {
 			continue
 		}
 		if !slices.Contains(rules, d.Rule) {
@@ -108,11 +108,7 @@ func Remedies(denials []Denial, targets []string) []Remedy {
 	slices.SortStableFunc(rules, func(a, b string) int { return ruleRank(a) - ruleRank(b) })
 	out := make([]Remedy, 0, len(rules))
 	for _, r := range rules {
-		var flags strings.Builder // none: every target
-		for _, t := range denied[r] {
-			flags.WriteString(" --target " + t)
-		}
-		text := strings.ReplaceAll(remedyText(r), targetsFlag, flags.String())
+		text := strings.ReplaceAll(remedyText(r), targetsFlag, targetFlags(denied[r])) // none: every target
 		if r == RuleEvidencePresent && len(denied[r]) > 0 && !slices.ContainsFunc(denials, func(d Denial) bool { return d.Rule != RuleEvidencePresent }) {
 			text += othersNow(denied[r], targets)
 		}
@@ -125,16 +121,20 @@ func Remedies(denials []Denial, targets []string) []Remedy {
 // to publish the targets that have theirs now; "" when every target
 // lacks it.
 func othersNow(missing, targets []string) string {
-	var flags strings.Builder
-	for _, t := range targets {
-		if !slices.Contains(missing, t) {
-			flags.WriteString(" --target " + t)
-		}
-	}
-	if flags.Len() == 0 {
+	others := slices.DeleteFunc(slices.Clone(targets), func(t string) bool { return slices.Contains(missing, t) })
+	if len(others) == 0 {
 		return ""
 	}
-	return "; or publish the targets that have it now (`mkrelease publish" + flags.String() + "`) and the others once theirs is here"
+	return "; or publish the targets that have it now (`mkrelease publish" + targetFlags(others) + "`) and the others once theirs is here"
+}
+
+// targetFlags is " --target T" for each of targets, "" for none.
+func targetFlags(targets []string) string {
+	var b strings.Builder
+	for _, t := range targets {
+		b.WriteString(" --target " + t)
+	}
+	return b.String()
 }
 
 // deniedTarget is the target an evidence denial names: the word after

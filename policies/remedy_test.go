@@ -54,7 +54,9 @@ func TestRemediesOfFailing(t *testing.T) {
 }
 
 func TestRemedies(t *testing.T) {
-	def := func(rule, msg string) Denial { return Denial{Rule: rule, Message: msg, Policy: "default/x.rego"} }
+	def := func(rule, msg string) Denial {
+		return Denial{Rule: rule, Message: msg, Policy: "default/evidence.rego"}
+	}
 	tests := []struct {
 		name    string
 		denials []Denial
@@ -108,6 +110,7 @@ func TestRemedies(t *testing.T) {
 			{Rule: RuleEvidenceNoise, Message: "[evidence.noise] house rule", Policy: "policies/house.rego"},
 			{Rule: "user.rule", Message: "[user.rule] x", Policy: "policies/house.rego"},
 			{Rule: "", Message: "no rule id", Policy: "policies/house.rego"},
+			{Rule: RuleEvidenceStore, Message: "[evidence.store] t: a file of the project named like a default", Policy: "default/house.rego"},
 		}, []string{"t"}, []Remedy{}},
 		{"a message that says what to do gets none", []Denial{
 			def(RuleChannelRepublish, "[channel.republish] vexl 0.3.0 is already published with different bytes; publish a new version"),
