@@ -34,6 +34,24 @@ func TestMain(m *testing.M) {
 		c.Close()
 		fmt.Println("connected")
 		os.Exit(0)
+	case "runstep":
+		// A stand-in for mkrelease: it runs one step, in the sandbox when
+		// the host has one, until it is killed.
+		d := os.Getenv("EXECUTOR_TEST_DIR")
+		p := Paths{Workspace: filepath.Join(d, "ws"), Out: filepath.Join(d, "out"), Scratch: filepath.Join(d, "scratch")}
+		for _, x := range []string{p.Workspace, p.Out} {
+			os.MkdirAll(x, 0o755)
+		}
+		// Many sources make the sandbox's set-up long enough to be killed in.
+		p.Sources = map[string]string{}
+		for i := range 400 {
+			src := filepath.Join(d, "src", fmt.Sprint(i))
+			os.MkdirAll(src, 0o755)
+			p.Sources[fmt.Sprint(i)] = src
+		}
+		_, err := New(context.Background(), Options{}).Run(context.Background(), action("sh", "-c", os.Getenv("EXECUTOR_TEST_SCRIPT")), p)
+		fmt.Println(err)
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }

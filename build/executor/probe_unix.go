@@ -8,16 +8,19 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 )
 
 // runProbe runs a sandbox's trivial probe command, with an empty
-// environment and a 30 s limit; the error carries what the sandbox said.
-func runProbe(ctx context.Context, name string, args ...string) error {
+// environment, the process attributes the sandbox's steps get (attr, nil
+// for none) and a 30 s limit; the error carries what the sandbox said.
+func runProbe(ctx context.Context, attr *syscall.SysProcAttr, name string, args ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = []string{}
+	cmd.SysProcAttr = attr
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

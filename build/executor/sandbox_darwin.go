@@ -71,7 +71,7 @@ func probeSeatbelt(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return runProbe(ctx, sandboxExec, append(args, "/bin/sh", "-c", "exit 0")...)
+	return runProbe(ctx, nil, sandboxExec, append(args, "/bin/sh", "-c", "exit 0")...)
 }
 
 // seatbeltArgs are sandbox-exec's arguments for a step whose scratch

@@ -71,7 +71,7 @@ func probeBwrap(ctx context.Context, bwrap string) error {
 	if err != nil {
 		return err
 	}
-	return runProbe(ctx, bwrap, append(args, "/bin/sh", "-c", "exit 0")...)
+	return runProbe(ctx, bwrapAttr(), bwrap, append(args, "/bin/sh", "-c", "exit 0")...)
 }
 
 // command returns the command that runs inner (argv) for action a.
@@ -91,11 +91,36 @@ func (e *Executor) command(a Action, p Paths, env map[string]string, dir string,
 		return nil, err
 	}
 	cmd := exec.Command(e.bwrap, append(args, inner...)...)
-	// bubblewrap dies with mkrelease (its parent-death signal), and takes
-	// the step with it (--die-with-parent; the PID namespace ends when its
-	// first process does).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = bwrapAttr()
 	return cmd, nil
+}
+
+// bwrapAttr starts bubblewrap as the first process of a PID namespace of
+// its own, with mkrelease's death as its own (its parent-death signal,
+// set before it runs). When that process ends, the kernel ends every
+// process of the namespace and of the step's namespace nested in it,
+// whatever bubblewrap was doing. --die-with-parent alone leaves a window:
+// the process bubblewrap clones into the step's namespaces binds its life
+// to bubblewrap's only once the sandbox is set up, so a mkrelease killed
+// during the set-up left a step that ran on unsupervised. What remains is
+// the few system calls of Go's fork before the parent-death signal is set.
+func bwrapAttr() *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: syscall.CLONE_NEWPID}
+	ownUserNS(attr)
+	return attr
+}
+
+// ownUserNS adds, for a user who is not root, the user namespace that
+// creating attr's other namespaces needs, mapping only the user's own
+// IDs: the process keeps the user's identity and gains no privilege
+// outside it.
+func ownUserNS(attr *syscall.SysProcAttr) {
+	if os.Geteuid() == 0 {
+		return
+	}
+	attr.Cloneflags |= syscall.CLONE_NEWUSER
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
 }
 
 // bwrapArgs composes bubblewrap's arguments for a step, up to and including
@@ -162,10 +187,6 @@ func bwrapArgs(a Action, p Paths, env map[string]string, dir string) ([]string, 
 // ends with mkrelease).
 func netnsAttr() *syscall.SysProcAttr {
 	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: syscall.CLONE_NEWNET | syscall.CLONE_NEWPID}
-	if os.Geteuid() != 0 {
-		attr.Cloneflags |= syscall.CLONE_NEWUSER
-		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
-		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
-	}
+	ownUserNS(attr)
 	return attr
 }

@@ -1,14 +1,18 @@
 package executor
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func sandboxed(t *testing.T) *Executor {
@@ -168,4 +172,65 @@ func TestSandboxLevelIsInTheKey(t *testing.T) {
 	if a.Key() != c.Key() {
 		t.Error("the key depends on where the tools and caches are")
 	}
+}
+
+// TestStepDiesWithRunnerInSetUp: a step's processes end with the process
+// that runs it even when that process is killed while bubblewrap is still
+// setting up the sandbox. Each round kills the runner at a different
+// moment after bubblewrap started; with bubblewrap's own parent-death
+// signal alone, about half of the rounds left a step running.
+func TestStepDiesWithRunnerInSetUp(t *testing.T) {
+	sandboxed(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 24 {
+		marker := fmt.Sprintf("%d.%d", 600+round, os.Getpid())
+		cmd := exec.Command(exe)
+		cmd.Env = append(os.Environ(), "EXECUTOR_TEST_HELPER=runstep", "EXECUTOR_TEST_DIR="+t.TempDir(),
+			"EXECUTOR_TEST_SCRIPT=(sleep "+marker+" &); sleep "+marker)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// bubblewrap's command line carries the marker from its start. The
+		// runner is killed once bubblewrap has cloned the process that sets
+		// up the sandbox (two processes carry the marker) and before the
+		// step runs, at a different moment each round.
+		deadline := time.Now().Add(30 * time.Second)
+		for len(processesWith(marker)) < 2 {
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("round %d: bubblewrap never started", round)
+			}
+		}
+		time.Sleep(time.Duration(round%4) * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		deadline = time.Now().Add(10 * time.Second)
+		for left := processesWith(marker); len(left) > 0; left = processesWith(marker) {
+			if time.Now().After(deadline) {
+				for _, pid := range left {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+				t.Fatalf("round %d (killed %d ms into the set-up): processes %v outlived the runner by 10 s", round, round%4, left)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// processesWith lists the processes whose command line contains marker.
+func processesWith(marker string) []int {
+	var pids []int
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range cmdlines {
+		if b, err := os.ReadFile(f); err == nil && bytes.Contains(b, []byte(marker)) {
+			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f))); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
 }
