@@ -145,6 +145,9 @@ func (s CompileStage) Run(ctx context.Context, r *release.Release) error {
 	rep.Sandbox = sb
 	if sb.Isolated {
 		r.Logger.Info("build steps are sandboxed", "sandbox", sb.Name, "namespaces", strings.Join(sb.Namespaces, ","))
+		if sb.Caveat != "" {
+			r.Logger.Warn("the build-step sandbox is weaker on this host", "caveat", sb.Caveat)
+		}
 	} else {
 		r.Logger.Warn("build steps are NOT SANDBOXED: a step can read and change what the user running mkrelease can; the provenance and manifest.json record it, and the release policies refuse the release unless [build] allow_unsandboxed = true",
 			"network_isolated", sb.Network, "reason", sb.Reason)

@@ -34,6 +34,10 @@ type Sandbox struct {
 	Network bool
 	// Reason says why steps are not isolated, when Isolated is false.
 	Reason string
+	// Caveat says what the sandbox does not hold on this host, when
+	// Isolated; empty when it holds everything. It is for the log: the
+	// build's records do not depend on it.
+	Caveat string
 }
 
 // Level is the isolation level: [LevelSandbox], [LevelNetwork] or

@@ -14,6 +14,9 @@ import (
 // wrapper is how steps are wrapped on Linux.
 type wrapper struct {
 	bwrap string // the bubblewrap binary, when sandbox.Isolated
+	// pidns says bubblewrap starts in a PID namespace of mkrelease's
+	// (see bwrapAttr).
+	pidns bool
 	// netns says the fallback may use a network namespace.
 	netns bool
 }
@@ -34,11 +37,19 @@ func New(ctx context.Context, o Options) *Executor {
 	var reason string
 	if bwrap == "" {
 		reason = "bubblewrap (bwrap) is not installed; scripts/bootstrap installs it (Debian: apt-get install bubblewrap)"
-	} else if err := probeBwrap(ctx, bwrap); err != nil {
-		reason = fmt.Sprintf("bubblewrap (%s) could not create the sandbox's namespaces: %v", bwrap, err)
-	} else {
-		e.bwrap = bwrap
+	} else if err := probeBwrap(ctx, bwrap, true); err == nil {
+		e.bwrap, e.pidns = bwrap, true
 		e.sandbox = Sandbox{Isolated: true, Network: true, Name: bwrapVersion(bwrap), Namespaces: namespaces}
+		return e
+	} else if err2 := probeBwrap(ctx, bwrap, false); err2 != nil {
+		reason = fmt.Sprintf("bubblewrap (%s) could not create the sandbox's namespaces: %v", bwrap, err2)
+	} else {
+		// A host that refuses the extra namespace (a limit on nested user
+		// namespaces, a security module's policy) still gets the sandbox,
+		// with bubblewrap's own parent-death signal alone.
+		e.bwrap = bwrap
+		e.sandbox = Sandbox{Isolated: true, Network: true, Name: bwrapVersion(bwrap), Namespaces: namespaces,
+			Caveat: fmt.Sprintf("a step may outlive a mkrelease killed while bubblewrap sets up the step's sandbox: bubblewrap (%s) could not start in a PID namespace of mkrelease's (%v)", bwrap, err)}
 		return e
 	}
 	e.sandbox.Reason = reason
@@ -54,8 +65,9 @@ func New(ctx context.Context, o Options) *Executor {
 	return e
 }
 
-// probeBwrap runs a trivial command in a sandbox made like a step's.
-func probeBwrap(ctx context.Context, bwrap string) error {
+// probeBwrap runs a trivial command in a sandbox made like a step's,
+// bubblewrap started in a PID namespace of its own when pidns.
+func probeBwrap(ctx context.Context, bwrap string, pidns bool) error {
 	dir, err := os.MkdirTemp("", "mkrelease-sandbox-probe-")
 	if err != nil {
 		return err
@@ -71,7 +83,7 @@ func probeBwrap(ctx context.Context, bwrap string) error {
 	if err != nil {
 		return err
 	}
-	return runProbe(ctx, bwrapAttr(), bwrap, append(args, "/bin/sh", "-c", "exit 0")...)
+	return runProbe(ctx, bwrapAttr(pidns), bwrap, append(args, "/bin/sh", "-c", "exit 0")...)
 }
 
 // command returns the command that runs inner (argv) for action a.
@@ -91,22 +103,25 @@ func (e *Executor) command(a Action, p Paths, env map[string]string, dir string,
 		return nil, err
 	}
 	cmd := exec.Command(e.bwrap, append(args, inner...)...)
-	cmd.SysProcAttr = bwrapAttr()
+	cmd.SysProcAttr = bwrapAttr(e.pidns)
 	return cmd, nil
 }
 
-// bwrapAttr starts bubblewrap as the first process of a PID namespace of
-// its own, with mkrelease's death as its own (its parent-death signal,
-// set before it runs). When that process ends, the kernel ends every
+// bwrapAttr, with pidns, starts bubblewrap as the first process of a PID
+// namespace of its own, with mkrelease's death as its own (its
+// parent-death signal, set before it runs). When that process ends, the kernel ends every
 // process of the namespace and of the step's namespace nested in it,
 // whatever bubblewrap was doing. --die-with-parent alone leaves a window:
 // the process bubblewrap clones into the step's namespaces binds its life
 // to bubblewrap's only once the sandbox is set up, so a mkrelease killed
 // during the set-up left a step that ran on unsupervised. What remains is
 // the few system calls of Go's fork before the parent-death signal is set.
-func bwrapAttr() *syscall.SysProcAttr {
-	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: syscall.CLONE_NEWPID}
-	ownUserNS(attr)
+func bwrapAttr(pidns bool) *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if pidns {
+		attr.Cloneflags = syscall.CLONE_NEWPID
+		ownUserNS(attr)
+	}
 	return attr
 }
 

@@ -234,3 +234,37 @@ func processesWith(marker string) []int {
 	}
 	return pids
 }
+
+// TestSandboxWithoutOwnPIDNamespace: a host that refuses bubblewrap the
+// PID namespace of mkrelease's still gets the sandbox, and the executor
+// says what is weaker; on a host that allows it, nothing is.
+func TestSandboxWithoutOwnPIDNamespace(t *testing.T) {
+	if e := sandboxed(t); e.Sandbox().Caveat != "" || !e.pidns {
+		t.Fatalf("a host whose bubblewrap runs in a PID namespace of its own: caveat %q, pidns %v", e.Sandbox().Caveat, e.pidns)
+	}
+	real, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A bubblewrap that refuses to run as the first process of a PID
+	// namespace, as a host's limits would refuse that namespace.
+	fake := filepath.Join(t.TempDir(), "bwrap")
+	script := "#!/bin/sh\nif [ $$ -eq 1 ]; then echo 'no PID namespace for you' >&2; exit 1; fi\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := New(context.Background(), Options{Bwrap: fake})
+	sb := e.Sandbox()
+	if !sb.Isolated || e.pidns {
+		t.Fatalf("sandbox = %+v, pidns %v: want the sandbox without the PID namespace", sb, e.pidns)
+	}
+	for _, want := range []string{"may outlive a mkrelease killed", "no PID namespace for you"} {
+		if !strings.Contains(sb.Caveat, want) {
+			t.Errorf("caveat %q lacks %q", sb.Caveat, want)
+		}
+	}
+	res, err := e.Run(context.Background(), action("sh", "-c", "echo ran in $(hostname)"), paths(t))
+	if err != nil || !strings.Contains(string(res.Log), "ran in mkrelease-step") {
+		t.Errorf("a step without the PID namespace: %v\n%s", err, res.Log)
+	}
+}
