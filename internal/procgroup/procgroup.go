@@ -2,7 +2,8 @@
 // started: on Unix the command leads a process group of its own and the
 // whole group is killed; on Windows the command's process tree is killed
 // (taskkill /T), which reaches the processes it started unless they have
-// been reparented or started detached.
+// been reparented or started detached. On Linux the command also dies
+// with mkrelease, SIGKILL included.
 package procgroup
 
 import (

@@ -1,0 +1,76 @@
+package procgroup
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as a stand-in for mkrelease: it starts a
+// command in a group of its own, prints the command's pid and waits.
+func TestMain(m *testing.M) {
+	if os.Getenv("PROCGROUP_TEST_HELPER") == "parent" {
+		cmd := exec.Command("sleep", "600")
+		Group(cmd)
+		if err := cmd.Start(); err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		fmt.Println(cmd.Process.Pid)
+		cmd.Wait()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestCommandDiesWithParent: a command in a group of its own, which
+// signals to the parent's group never reach, still ends when its parent is
+// killed with SIGKILL.
+func TestCommandDiesWithParent(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := exec.Command(exe)
+	parent.Env = append(os.Environ(), "PROCGROUP_TEST_HELPER=parent")
+	out, err := parent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	child, convErr := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || convErr != nil {
+		parent.Process.Kill()
+		t.Fatalf("the helper's child pid %q: %v %v", line, err, convErr)
+	}
+	parent.Process.Signal(syscall.SIGKILL)
+	parent.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(child) {
+		if time.Now().After(deadline) {
+			syscall.Kill(child, syscall.SIGKILL)
+			t.Fatal("the command outlived its SIGKILLed parent by 10 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// alive says whether pid runs and is not a zombie waiting for its reaper.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
