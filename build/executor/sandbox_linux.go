@@ -109,13 +109,14 @@ func (e *Executor) command(a Action, p Paths, env map[string]string, dir string,
 
 // bwrapAttr, with pidns, starts bubblewrap as the first process of a PID
 // namespace of its own, with mkrelease's death as its own (its
-// parent-death signal, set before it runs). When that process ends, the kernel ends every
-// process of the namespace and of the step's namespace nested in it,
-// whatever bubblewrap was doing. --die-with-parent alone leaves a window:
-// the process bubblewrap clones into the step's namespaces binds its life
-// to bubblewrap's only once the sandbox is set up, so a mkrelease killed
-// during the set-up left a step that ran on unsupervised. What remains is
-// the few system calls of Go's fork before the parent-death signal is set.
+// parent-death signal, set before it runs). When that process ends, the
+// kernel ends every process of the namespace and of the step's namespace
+// nested in it, whatever bubblewrap was doing. --die-with-parent alone
+// leaves a window: the process bubblewrap clones into the step's
+// namespaces binds its life to bubblewrap's only once the sandbox is set
+// up, so a mkrelease killed during the set-up left a step that ran on
+// unsupervised. What remains is the few system calls of Go's fork before
+// the parent-death signal is set.
 func bwrapAttr(pidns bool) *syscall.SysProcAttr {
 	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if pidns {
