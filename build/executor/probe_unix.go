@@ -10,17 +10,21 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mkrelease/mkrelease/internal/procgroup"
 )
 
 // runProbe runs a sandbox's trivial probe command, with an empty
 // environment, the process attributes the sandbox's steps get (attr, nil
-// for none) and a 30 s limit; the error carries what the sandbox said.
+// for none; in a group of its own that dies with mkrelease, as theirs)
+// and a 30 s limit; the error carries what the sandbox said.
 func runProbe(ctx context.Context, attr *syscall.SysProcAttr, name string, args ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = []string{}
 	cmd.SysProcAttr = attr
+	procgroup.Group(cmd)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

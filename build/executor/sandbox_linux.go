@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"syscall"
+
+	"github.com/mkrelease/mkrelease/internal/procgroup"
 )
 
 // wrapper is how steps are wrapped on Linux.
@@ -37,24 +39,17 @@ func New(ctx context.Context, o Options) *Executor {
 	var reason string
 	if bwrap == "" {
 		reason = "bubblewrap (bwrap) is not installed; scripts/bootstrap installs it (Debian: apt-get install bubblewrap)"
-	} else if err := probeBwrap(ctx, bwrap, true); err == nil {
-		e.bwrap, e.pidns = bwrap, true
-		e.sandbox = Sandbox{Isolated: true, Network: true, Name: bwrapVersion(bwrap), Namespaces: namespaces}
-		return e
-	} else if err2 := probeBwrap(ctx, bwrap, false); err2 != nil {
-		reason = fmt.Sprintf("bubblewrap (%s) could not create the sandbox's namespaces: %v", bwrap, err2)
+	} else if pidns, caveat, err := probeBwrap(ctx, bwrap); err != nil {
+		reason = fmt.Sprintf("bubblewrap (%s) could not create the sandbox's namespaces: %v", bwrap, err)
 	} else {
-		// A host that refuses the extra namespace (a limit on nested user
-		// namespaces, a security module's policy) still gets the sandbox,
-		// with bubblewrap's own parent-death signal alone.
-		e.bwrap = bwrap
-		e.sandbox = Sandbox{Isolated: true, Network: true, Name: bwrapVersion(bwrap), Namespaces: namespaces,
-			Caveat: fmt.Sprintf("a step may outlive a mkrelease killed while bubblewrap sets up the step's sandbox: bubblewrap (%s) could not start in a PID namespace of mkrelease's (%v)", bwrap, err)}
+		e.bwrap, e.pidns = bwrap, pidns
+		e.sandbox = Sandbox{Isolated: true, Network: true, Name: bwrapVersion(bwrap), Namespaces: namespaces, Caveat: caveat}
 		return e
 	}
 	e.sandbox.Reason = reason
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", "exit 0")
 	cmd.SysProcAttr = netnsAttr()
+	procgroup.Group(cmd)
 	cmd.Env = []string{}
 	if err := cmd.Run(); err != nil {
 		e.sandbox.Reason += fmt.Sprintf("; the kernel refused a network namespace too (%v)", err)
@@ -65,9 +60,25 @@ func New(ctx context.Context, o Options) *Executor {
 	return e
 }
 
-// probeBwrap runs a trivial command in a sandbox made like a step's,
+// probeBwrap finds how bubblewrap can run steps here: in a PID namespace
+// of its own (pidns), else as it is, with the caveat that leaves. A host
+// that refuses the extra namespace (a limit on nested user namespaces, a
+// security module's policy) still gets the sandbox. err is why neither
+// way works.
+func probeBwrap(ctx context.Context, bwrap string) (pidns bool, caveat string, err error) {
+	pidnsErr := probeBwrapWith(ctx, bwrap, true)
+	if pidnsErr == nil {
+		return true, "", nil
+	}
+	if err := probeBwrapWith(ctx, bwrap, false); err != nil {
+		return false, "", err
+	}
+	return false, fmt.Sprintf("a step may outlive a mkrelease killed while bubblewrap sets up the step's sandbox: bubblewrap (%s) could not start in a PID namespace of mkrelease's (%v)", bwrap, pidnsErr), nil
+}
+
+// probeBwrapWith runs a trivial command in a sandbox made like a step's,
 // bubblewrap started in a PID namespace of its own when pidns.
-func probeBwrap(ctx context.Context, bwrap string, pidns bool) error {
+func probeBwrapWith(ctx context.Context, bwrap string, pidns bool) error {
 	dir, err := os.MkdirTemp("", "mkrelease-sandbox-probe-")
 	if err != nil {
 		return err
@@ -92,10 +103,10 @@ func (e *Executor) command(a Action, p Paths, env map[string]string, dir string,
 	if !e.sandbox.Isolated {
 		cmd := exec.Command(inner[0], inner[1:]...)
 		cmd.Dir = dir
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		if e.netns {
 			cmd.SysProcAttr = netnsAttr()
 		}
+		procgroup.Group(cmd)
 		return cmd, nil
 	}
 	args, err := bwrapArgs(a, p, env, dir)
@@ -104,12 +115,13 @@ func (e *Executor) command(a Action, p Paths, env map[string]string, dir string,
 	}
 	cmd := exec.Command(e.bwrap, append(args, inner...)...)
 	cmd.SysProcAttr = bwrapAttr(e.pidns)
+	procgroup.Group(cmd)
 	return cmd, nil
 }
 
 // bwrapAttr, with pidns, starts bubblewrap as the first process of a PID
-// namespace of its own, with mkrelease's death as its own (its
-// parent-death signal, set before it runs). When that process ends, the
+// namespace of its own; [procgroup.Group] makes mkrelease's death its own
+// (a parent-death signal, set before it runs). When that process ends, the
 // kernel ends every process of the namespace and of the step's namespace
 // nested in it, whatever bubblewrap was doing. --die-with-parent alone
 // leaves a window: the process bubblewrap clones into the step's
@@ -118,25 +130,24 @@ func (e *Executor) command(a Action, p Paths, env map[string]string, dir string,
 // unsupervised. What remains is the few system calls of Go's fork before
 // the parent-death signal is set.
 func bwrapAttr(pidns bool) *syscall.SysProcAttr {
-	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if pidns {
-		attr.Cloneflags = syscall.CLONE_NEWPID
-		ownUserNS(attr)
+	if !pidns {
+		return nil
 	}
-	return attr
+	return namespacesAttr(syscall.CLONE_NEWPID)
 }
 
-// ownUserNS adds, for a user who is not root, the user namespace that
-// creating attr's other namespaces needs, mapping only the user's own
-// IDs: the process keeps the user's identity and gains no privilege
-// outside it.
-func ownUserNS(attr *syscall.SysProcAttr) {
-	if os.Geteuid() == 0 {
-		return
+// namespacesAttr starts a process in the new namespaces flags names and,
+// for a user who is not root, in the user namespace creating them needs,
+// which maps only the user's own IDs: the process keeps the user's
+// identity and gains no privilege outside it.
+func namespacesAttr(flags uintptr) *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{Cloneflags: flags}
+	if os.Geteuid() != 0 {
+		attr.Cloneflags |= syscall.CLONE_NEWUSER
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
 	}
-	attr.Cloneflags |= syscall.CLONE_NEWUSER
-	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
-	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
+	return attr
 }
 
 // bwrapArgs composes bubblewrap's arguments for a step, up to and including
@@ -200,9 +211,7 @@ func bwrapArgs(a Action, p Paths, env map[string]string, dir string) ([]string, 
 
 // netnsAttr is the fallback's isolation: a network namespace, and a PID
 // namespace so that the step's processes end with its first one (which
-// ends with mkrelease).
+// [procgroup.Group] makes end with mkrelease).
 func netnsAttr() *syscall.SysProcAttr {
-	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: syscall.CLONE_NEWNET | syscall.CLONE_NEWPID}
-	ownUserNS(attr)
-	return attr
+	return namespacesAttr(syscall.CLONE_NEWNET | syscall.CLONE_NEWPID)
 }
