@@ -38,10 +38,7 @@ func TestMain(m *testing.M) {
 		// A stand-in for mkrelease: it runs one step, in the sandbox when
 		// the host has one, until it is killed.
 		d := os.Getenv("EXECUTOR_TEST_DIR")
-		p := Paths{Workspace: filepath.Join(d, "ws"), Out: filepath.Join(d, "out"), Scratch: filepath.Join(d, "scratch")}
-		for _, x := range []string{p.Workspace, p.Out} {
-			os.MkdirAll(x, 0o755)
-		}
+		p := pathsIn(d)
 		// Many sources make the sandbox's set-up long enough to be killed in.
 		p.Sources = map[string]string{}
 		for i := range 400 {
@@ -79,7 +76,11 @@ func serve(t *testing.T, network, addr string) net.Listener {
 
 func paths(t *testing.T) Paths {
 	t.Helper()
-	d := t.TempDir()
+	return pathsIn(t.TempDir())
+}
+
+// pathsIn makes a step's folders in d.
+func pathsIn(d string) Paths {
 	p := Paths{Workspace: filepath.Join(d, "ws"), Out: filepath.Join(d, "out"), Scratch: filepath.Join(d, "scratch")}
 	for _, x := range []string{p.Workspace, p.Out} {
 		os.MkdirAll(x, 0o755)

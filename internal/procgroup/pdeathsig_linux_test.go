@@ -1,11 +1,9 @@
 package procgroup
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -39,19 +37,7 @@ func TestCommandDiesWithParent(t *testing.T) {
 	}
 	parent := exec.Command(exe)
 	parent.Env = append(os.Environ(), "PROCGROUP_TEST_HELPER=parent")
-	out, err := parent.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := parent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	child, convErr := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil || convErr != nil {
-		parent.Process.Kill()
-		t.Fatalf("the helper's child pid %q: %v %v", line, err, convErr)
-	}
+	child := startForPid(t, parent)
 	parent.Process.Signal(syscall.SIGKILL)
 	parent.Wait()
 	deadline := time.Now().Add(10 * time.Second)

@@ -22,21 +22,7 @@ func TestCancelKillsTheGroup(t *testing.T) {
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", "sleep 60 & echo $!; wait")
 	KillOnCancel(cmd)
 	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	child, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil {
-		t.Fatalf("child pid %q: %v", line, err)
-	}
+	child := startForPid(t, cmd)
 	cancel()
 	if err := cmd.Wait(); err == nil {
 		t.Fatal("the cancelled command succeeded")
@@ -63,4 +49,25 @@ func TestKillAfterExitIsNotAnError(t *testing.T) {
 	if err := Kill(exec.Command("true")); err == nil || errors.Is(err, syscall.ESRCH) {
 		t.Errorf("kill of a command never started: %v", err)
 	}
+}
+
+// startForPid starts cmd, which prints the pid of a process it started as
+// its first line, and returns that pid; a cmd that prints none is killed.
+func startForPid(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	pid, convErr := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || convErr != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the pid %s printed %q: %v %v", cmd.Path, line, err, convErr)
+	}
+	return pid
 }
