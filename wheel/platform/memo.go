@@ -4,15 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/internal/cachetrim"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 )
 
@@ -83,32 +82,11 @@ func (m Memo) Trim(now time.Time, maxUnused time.Duration) (int, error) {
 	if m.Dir == "" {
 		return 0, nil
 	}
-	names, err := fs.Glob(os.DirFS(m.Dir), "*/*.json")
+	n, err := cachetrim.Files(m.Dir, []string{"*/*.json"}, isMemoName, now, maxUnused)
 	if err != nil {
-		return 0, fmt.Errorf("trim platform memos %s: %w", m.Dir, err)
+		return n, fmt.Errorf("platform memos: %w", err)
 	}
-	removed := 0
-	var errs []error
-	for _, name := range names {
-		if !isMemoName(name) {
-			continue
-		}
-		p := filepath.Join(m.Dir, filepath.FromSlash(name))
-		info, err := os.Lstat(p)
-		if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) <= maxUnused {
-			continue
-		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
-			continue
-		}
-		removed++
-		_ = os.Remove(filepath.Dir(p)) // the shard, once it is empty
-	}
-	if err := errors.Join(errs...); err != nil {
-		return removed, fmt.Errorf("trim platform memos %s: %w", m.Dir, err)
-	}
-	return removed, nil
+	return n, nil
 }
 
 // isMemoName reports whether name ("ab/ab….json") is a memo's path
