@@ -17,10 +17,10 @@ warm-ups) and the slowest remaining one, then 1.4826 * MAD / median.
 
 Designs: ``worker`` (the constants in worker.py), ``cap-45s`` and
 ``cap-12s`` (the same with its rounds past TIMED_SECONDS stopped after 45 s
-or 12 s of timings, as before), ``all-steps`` (its rounds past TIMED_SECONDS made over every step,
-with the 12 s cap, and judged without the lane's warm-ups, as first
-designed), ``rounds-only`` (the worker's design without the
-rounds past TIMED_SECONDS while the steps disagree),
+or 12 s of timings, as before), ``all-steps`` (its rounds past
+TIMED_SECONDS made over every step, with the 12 s cap, and judged without
+the lane's warm-ups, as first designed), ``rounds-only`` (the worker's
+design without the rounds past TIMED_SECONDS while the steps disagree),
 ``previous`` (5 rounds of timings of at least 0.1 s), and any given with
 ``--design``: TIMING_SECONDS, TIMED_SECONDS, MIN_ROUNDS, MAX_ROUNDS, and
 optionally SETTLED_CV and MAX_TIMED_SECONDS.
@@ -79,19 +79,23 @@ CAP_12_SECONDS = 12.0
 # than it.
 CAP_45_SECONDS = 45.0
 
-WORKER = Design("worker", worker.TIMING_SECONDS, worker.TIMED_SECONDS, worker.MIN_ROUNDS, worker.MAX_ROUNDS,
-                worker.SETTLED_CV, worker.MAX_TIMED_SECONDS)
+
+
+def capped(name, max_timed):
+    """The worker's design with its rounds past TIMED_SECONDS stopped after
+    max_timed seconds of timings."""
+    return Design(name, worker.TIMING_SECONDS, worker.TIMED_SECONDS, worker.MIN_ROUNDS, worker.MAX_ROUNDS,
+                  worker.SETTLED_CV, max_timed)
+
+
+WORKER = capped("worker", worker.MAX_TIMED_SECONDS)
 # The first design with rounds past TIMED_SECONDS: over every step, while
 # the robust CV of all the steps (the lane's warm-ups not dropped) was above
 # SETTLED_CV.
 ALL_STEPS = Design("all-steps", worker.TIMING_SECONDS, worker.TIMED_SECONDS, worker.MIN_ROUNDS, worker.MAX_ROUNDS,
                    worker.SETTLED_CV, CAP_12_SECONDS, warmups=0, retime_all=True)
-# The worker's design with its rounds past TIMED_SECONDS capped as before.
-CAP_12S = Design("cap-12s", worker.TIMING_SECONDS, worker.TIMED_SECONDS, worker.MIN_ROUNDS, worker.MAX_ROUNDS,
-                 worker.SETTLED_CV, CAP_12_SECONDS)
-# The worker's design with its rounds past TIMED_SECONDS capped at 45 s.
-CAP_45S = Design("cap-45s", worker.TIMING_SECONDS, worker.TIMED_SECONDS, worker.MIN_ROUNDS, worker.MAX_ROUNDS,
-                 worker.SETTLED_CV, CAP_45_SECONDS)
+CAP_12S = capped("cap-12s", CAP_12_SECONDS)
+CAP_45S = capped("cap-45s", CAP_45_SECONDS)
 # The worker's design without the rounds past TIMED_SECONDS.
 ROUNDS_ONLY = Design("rounds-only", worker.TIMING_SECONDS, worker.TIMED_SECONDS, worker.MIN_ROUNDS, worker.MAX_ROUNDS)
 # Before this design: 5 rounds of timings of at least 0.1 s, whatever they last.
