@@ -38,6 +38,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mkrelease/mkrelease/internal/procgroup"
 )
 
 // Interpreter is a Python found on the machine.
@@ -240,6 +242,10 @@ func Probe(ctx context.Context, path string) (Interpreter, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, "-I", "-c",
 		"import sys; print(sys.implementation.name, '%d.%d.%d' % sys.version_info[:3])")
+	// A stand-in that hangs, or leaves a process holding its output open,
+	// is ended whole at the timeout.
+	procgroup.KillOnCancel(cmd)
+	cmd.WaitDelay = time.Second
 	out, err := cmd.Output()
 	if err != nil {
 		return Interpreter{}, fmt.Errorf("%s: %w", path, err)
