@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/procgroup"
@@ -116,7 +115,10 @@ func Install(ctx context.Context, o *Opened, opts InstallOptions) (*Installed, e
 			return nil, err
 		}
 		res.Python = py
-		cmd := command(ctx, py, "-I", "-m", "venv", venv)
+		cmd := exec.CommandContext(ctx, py, "-I", "-m", "venv", venv)
+		// The end of ctx (an interrupted install, a lane's timeout) ends
+		// what the command started too; it also dies with mkrelease.
+		procgroup.KillOnCancel(cmd)
 		cmd.Env = env
 		res.Created = true
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -135,7 +137,8 @@ func Install(ctx context.Context, o *Opened, opts InstallOptions) (*Installed, e
 		log = io.Discard
 	}
 	pip := func(out io.Writer, args ...string) error {
-		cmd := command(ctx, vpy, append([]string{"-I", "-m", "pip", "--isolated", "--disable-pip-version-check", "--no-input"}, args...)...)
+		cmd := exec.CommandContext(ctx, vpy, append([]string{"-I", "-m", "pip", "--isolated", "--disable-pip-version-check", "--no-input"}, args...)...)
+		procgroup.KillOnCancel(cmd) // as venv's
 		cmd.Dir = o.Root
 		cmd.Env = env
 		var buf bytes.Buffer
@@ -241,21 +244,6 @@ func choosePython(ctx context.Context, opts InstallOptions, boundary []string) (
 	}
 	return in.Path, nil
 }
-
-// command is exec.CommandContext for the interpreter commands of an
-// install (venv, pip): the command leads a process group of its own, so
-// that the end of ctx (an interrupted install, a lane's timeout) ends what
-// it started as well, and it dies with mkrelease; a process that still
-// holds its output open is not waited for beyond killGrace.
-func command(ctx context.Context, name string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, name, args...)
-	procgroup.KillOnCancel(cmd)
-	cmd.WaitDelay = killGrace
-	return cmd
-}
-
-// killGrace is how long a killed install command's output is still read.
-const killGrace = 5 * time.Second
 
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")

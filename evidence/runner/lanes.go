@@ -65,8 +65,7 @@ func (e laneEnv) command(ctx context.Context, argv []string) (*exec.Cmd, error) 
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	sort.Strings(cmd.Env)
-	procgroup.KillOnCancel(cmd)
-	cmd.WaitDelay = 5 * time.Second
+	procgroup.KillOnCancel(cmd) // and procgroup.WaitDelay
 	return cmd, nil
 }
 

@@ -9,6 +9,7 @@ package procgroup
 import (
 	"fmt"
 	"os/exec"
+	"time"
 )
 
 // Group makes cmd (not yet started) start in a process group of its own,
@@ -18,12 +19,22 @@ func Group(cmd *exec.Cmd) {
 }
 
 // KillOnCancel is [Group], and makes the end of cmd's context [Kill] the
-// whole group rather than cmd's process alone. cmd must come from
-// exec.CommandContext (exec refuses a Cancel on any other command).
+// whole group rather than cmd's process alone. A process that left the
+// group (setsid) and still holds cmd's output open would keep Wait
+// waiting for it, so unless cmd.WaitDelay is set, KillOnCancel sets it to
+// [WaitDelay]. cmd must come from exec.CommandContext (exec refuses a
+// Cancel on any other command).
 func KillOnCancel(cmd *exec.Cmd) {
 	setGroup(cmd)
 	cmd.Cancel = func() error { return Kill(cmd) }
+	if cmd.WaitDelay == 0 {
+		cmd.WaitDelay = WaitDelay
+	}
 }
+
+// WaitDelay is how long, after its context ended, a command that
+// [KillOnCancel] set up still has its output read.
+const WaitDelay = 5 * time.Second
 
 // Kill kills the started cmd and every process of its group (on Windows,
 // of its process tree).

@@ -4,9 +4,12 @@ package procgroup
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,6 +37,51 @@ func TestCancelKillsTheGroup(t *testing.T) {
 			t.Fatal("the shell's child survived the cancel")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestCancelDoesNotWaitForAnEscapee: a process that left the command's
+// group (setsid) cannot be killed with it, and holds the command's output
+// open; once the context ended, Wait stops reading after WaitDelay, which
+// KillOnCancel sets, instead of waiting for that process to end.
+func TestCancelDoesNotWaitForAnEscapee(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid here")
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", `setsid sleep 60 & echo $! > "$0.tmp" && mv "$0.tmp" "$0"; wait`, pidFile)
+	KillOnCancel(cmd)
+	if cmd.WaitDelay != WaitDelay {
+		t.Fatalf("WaitDelay = %v, want %v", cmd.WaitDelay, WaitDelay)
+	}
+	var out bytes.Buffer
+	cmd.Stdout = &out // read by a goroutine of exec's, which Wait waits for
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var escapee int
+	for deadline := time.Now().Add(10 * time.Second); escapee == 0; time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			escapee, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the escapee did not start within 10 s")
+		}
+	}
+	defer syscall.Kill(escapee, syscall.SIGKILL)
+	cancel()
+	start := time.Now()
+	cmd.Wait()
+	if d := time.Since(start); d > WaitDelay+10*time.Second {
+		t.Errorf("Wait returned %v after the cancel: it waited for the escapee", d.Round(time.Second))
+	}
+	// A WaitDelay the caller set is kept.
+	own := exec.CommandContext(ctx, "true")
+	own.WaitDelay = time.Second
+	if KillOnCancel(own); own.WaitDelay != time.Second {
+		t.Errorf("KillOnCancel replaced a WaitDelay of 1s with %v", own.WaitDelay)
 	}
 }
 

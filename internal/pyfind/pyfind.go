@@ -245,7 +245,6 @@ func Probe(ctx context.Context, path string) (Interpreter, error) {
 	// A stand-in that hangs, or leaves a process holding its output open,
 	// is ended whole at the timeout.
 	procgroup.KillOnCancel(cmd)
-	cmd.WaitDelay = time.Second
 	out, err := cmd.Output()
 	if err != nil {
 		return Interpreter{}, fmt.Errorf("%s: %w", path, err)
