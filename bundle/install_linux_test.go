@@ -2,7 +2,6 @@ package bundle
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
+	"github.com/mkrelease/mkrelease/internal/proctest"
 )
 
 // TestInstallCancelEndsPip: an install interrupted while pip runs returns
@@ -86,7 +86,7 @@ exit 3
 		t.Fatal("Install still waits 20 s after it was cancelled: a process pip started holds its output open")
 	}
 	for _, pid := range started {
-		for deadline := time.Now().Add(5 * time.Second); running(pid); time.Sleep(20 * time.Millisecond) {
+		for deadline := time.Now().Add(5 * time.Second); proctest.Running(pid); time.Sleep(20 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatalf("process %d, started by pip, outlived the cancelled install by 5 s", pid)
 			}
@@ -95,15 +95,4 @@ exit 3
 	if _, err := os.Stat(venv); err == nil {
 		t.Errorf("the cancelled install left the virtualenv %s it created", venv)
 	}
-}
-
-// running says whether pid runs and is not a zombie waiting for its reaper.
-func running(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mkrelease/mkrelease/internal/proctest"
 )
 
 // The password a hostile step hunts for in mkrelease's environment.
@@ -189,17 +191,6 @@ func report(t *testing.T, dist string) map[string]string {
 	return m
 }
 
-// processWith reports whether a live process has marker in its command line.
-func processWith(marker string) bool {
-	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, f := range cmdlines {
-		if b, err := os.ReadFile(f); err == nil && bytes.Contains(b, []byte(marker)) {
-			return true
-		}
-	}
-	return false
-}
-
 func snapshotTrees(t *testing.T, roots ...string) map[string][]byte {
 	t.Helper()
 	all := map[string][]byte{}
@@ -278,7 +269,7 @@ func TestHostileStep(t *testing.T) {
 			t.Errorf("%s appeared during the build", k)
 		}
 	}
-	if processWith("600.31337") {
+	if len(proctest.WithMarker("600.31337")) > 0 {
 		t.Error("a process the step started in the background outlived the step")
 	}
 	// The next build serves step "first" from its untouched entry.
@@ -366,7 +357,7 @@ outputs = ["x"]
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(60 * time.Second)
-	for !(processWith("600.4242") && processWith("600.4243")) {
+	for len(proctest.WithMarker("600.4242")) == 0 || len(proctest.WithMarker("600.4243")) == 0 {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			t.Fatal("the step never started")
@@ -376,7 +367,7 @@ outputs = ["x"]
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	deadline = time.Now().Add(10 * time.Second)
-	for processWith("600.4242") || processWith("600.4243") {
+	for len(proctest.WithMarker("600.4242")) > 0 || len(proctest.WithMarker("600.4243")) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the step's processes outlived the SIGKILLed mkrelease by 10 s")
 		}

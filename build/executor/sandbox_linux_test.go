@@ -1,7 +1,6 @@
 package executor
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mkrelease/mkrelease/internal/proctest"
 )
 
 func sandboxed(t *testing.T) *Executor {
@@ -198,7 +199,7 @@ func TestStepDiesWithRunnerInSetUp(t *testing.T) {
 		// up the sandbox (two processes carry the marker) and before the
 		// step runs, at a different moment each round.
 		deadline := time.Now().Add(30 * time.Second)
-		for len(processesWith(marker)) < 2 {
+		for len(proctest.WithMarker(marker)) < 2 {
 			if time.Now().After(deadline) {
 				cmd.Process.Kill()
 				cmd.Wait()
@@ -209,7 +210,7 @@ func TestStepDiesWithRunnerInSetUp(t *testing.T) {
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		deadline = time.Now().Add(10 * time.Second)
-		for left := processesWith(marker); len(left) > 0; left = processesWith(marker) {
+		for left := proctest.WithMarker(marker); len(left) > 0; left = proctest.WithMarker(marker) {
 			if time.Now().After(deadline) {
 				for _, pid := range left {
 					syscall.Kill(pid, syscall.SIGKILL)
@@ -219,20 +220,6 @@ func TestStepDiesWithRunnerInSetUp(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-}
-
-// processesWith lists the processes whose command line contains marker.
-func processesWith(marker string) []int {
-	var pids []int
-	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, f := range cmdlines {
-		if b, err := os.ReadFile(f); err == nil && bytes.Contains(b, []byte(marker)) {
-			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f))); err == nil {
-				pids = append(pids, pid)
-			}
-		}
-	}
-	return pids
 }
 
 // TestSandboxWithoutOwnPIDNamespace: a host that refuses bubblewrap the

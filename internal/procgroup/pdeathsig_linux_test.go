@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mkrelease/mkrelease/internal/proctest"
 )
 
 // The test binary doubles as a stand-in for mkrelease: it starts a
@@ -41,22 +42,11 @@ func TestCommandDiesWithParent(t *testing.T) {
 	parent.Process.Signal(syscall.SIGKILL)
 	parent.Wait()
 	deadline := time.Now().Add(10 * time.Second)
-	for alive(child) {
+	for proctest.Running(child) {
 		if time.Now().After(deadline) {
 			syscall.Kill(child, syscall.SIGKILL)
 			t.Fatal("the command outlived its SIGKILLed parent by 10 s")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// alive says whether pid runs and is not a zombie waiting for its reaper.
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
