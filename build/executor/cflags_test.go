@@ -82,6 +82,8 @@ func TestCompilerFlagsWithMake(t *testing.T) {
 		}
 	}
 	e := New(context.Background(), Options{})
+	// build returns the folders as the step saw them, its log and the
+	// object it compiled.
 	build := func(t *testing.T, wsName string, extra map[string]string, argv ...string) (Paths, string, []byte) {
 		t.Helper()
 		d := t.TempDir()
@@ -105,7 +107,8 @@ func TestCompilerFlagsWithMake(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return p, string(res.Log), obj
+		seenPaths, _ := seen(e, p, "")
+		return seenPaths, string(res.Log), obj
 	}
 
 	t.Run("user CFLAGS with debug info: path-independent", func(t *testing.T) {

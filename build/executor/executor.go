@@ -37,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -65,7 +66,10 @@ const (
 // v2: actions run sandboxed, and the isolation level is part of the key, so
 // an output made outside the sandbox is never served to a sandboxed build;
 // the step and target are too, since an entry serves only its own step.
-const KeySchema = "mkrelease-action-v2"
+// v3: a sandboxed step sees its folders at fixed places (/mkrelease/src,
+// …) and a /tmp of its own, so a step that records where it ran makes
+// other bytes than under v2.
+const KeySchema = "mkrelease-action-v3"
 
 // Action is one command to run for one target.
 type Action struct {
@@ -226,33 +230,40 @@ func (e *Executor) Run(ctx context.Context, a Action, p Paths) (Result, error) {
 	if cache == "" {
 		cache = filepath.Join(p.Scratch, "cache")
 		scratch = append(scratch, cache)
-	} else {
-		a.Caches = append(slices.Clone(a.Caches), cache)
 	}
 	for _, d := range scratch {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return Result{}, fmt.Errorf("prepare scratch folder: %w", err)
 		}
 	}
-	for _, c := range a.Caches {
+	for _, c := range append(slices.Clone(a.Caches), cache) {
 		if err := os.MkdirAll(c, 0o755); err != nil {
 			return Result{}, fmt.Errorf("prepare cache folder: %w", err)
 		}
 	}
-	paths := p.replacer(cache)
+	// The step's folders as the step sees them: in the sandbox, at fixed
+	// places (see [insideView]); elsewhere, where they are.
+	v := view{host: p, inside: p, cache: cache, insideCache: cache, caches: a.Caches, insideCaches: a.Caches}
+	if e.sandbox.Isolated {
+		v = insideView(p, cache, a.Caches)
+	}
+	paths := v.replacer()
 	env := make(map[string]string, len(a.Env))
 	for k, v := range a.Env {
 		env[k] = paths.Replace(v)
+	}
+	if e.sandbox.Isolated && a.Env["TMPDIR"] == ScratchPlaceholder+"/tmp" {
+		env["TMPDIR"] = "/tmp" // the same folder, the step's own /tmp
 	}
 	argv := make([]string, len(a.Argv))
 	for i, arg := range a.Argv {
 		argv[i] = Expand(paths.Replace(arg), env)
 	}
-	dir := filepath.Join(p.Workspace, filepath.FromSlash(a.Dir))
+	dir := filepath.Join(v.inside.Workspace, filepath.FromSlash(a.Dir))
 	// umask is per process: set it in a tiny shell that then becomes the
 	// command, so mkrelease's own umask is never changed.
 	inner := append([]string{"/bin/sh", "-c", `umask 022 && exec "$@"`, "mkrelease-step"}, argv...)
-	cmd, err := e.command(a, p, env, dir, inner)
+	cmd, err := e.command(a, v, env, dir, inner)
 	if err != nil {
 		return Result{}, &StepError{Step: a.Step, Target: a.Target, Reason: "could not prepare its sandbox", Err: err}
 	}
@@ -321,12 +332,59 @@ func Expand(s string, env map[string]string) string {
 	}
 }
 
-// replacer replaces the placeholders with the run's folders, cache being
-// the step's cache folder.
-func (p Paths) replacer(cache string) *strings.Replacer {
-	pairs := []string{WorkspacePlaceholder, p.Workspace, OutPlaceholder, p.Out, ScratchPlaceholder, p.Scratch, CachePlaceholder, cache}
+// view is where a run's folders are on the host and where the step sees
+// them (the same places, but in the sandbox).
+type view struct {
+	host, inside       Paths
+	cache, insideCache string // the step's cache folder (Action.Cache, or one of its scratch)
+	// caches are Action.Caches, and insideCaches where the step sees each.
+	caches, insideCaches []string
+}
+
+// Where a sandboxed step sees its own folders: at fixed places below
+// insideRoot, the same on every host whatever the cache folder, and none
+// below /tmp, which is the step's own (its scratch's tmp folder).
+const insideRoot = "/mkrelease"
+
+// insideView is the view of a sandboxed step: its workspace at
+// /mkrelease/src, its output at /mkrelease/out, its scratch at
+// /mkrelease/scratch, each further source at /mkrelease/sources/NAME, its
+// cache folder at /mkrelease/cache and the other caches at
+// /mkrelease/caches/N.
+func insideView(p Paths, cache string, caches []string) view {
+	v := view{host: p, cache: cache, caches: caches, insideCache: insideRoot + "/cache"}
+	v.inside = Paths{Workspace: insideRoot + "/src", Out: insideRoot + "/out", Scratch: insideRoot + "/scratch"}
+	if len(p.Sources) > 0 {
+		v.inside.Sources = make(map[string]string, len(p.Sources))
+		for _, name := range slices.Sorted(maps.Keys(p.Sources)) {
+			// Source names are config names ([a-z0-9._-]); anything else
+			// gets a numbered folder rather than a path of its own making.
+			elem := name
+			if elem == "" || elem == "." || elem == ".." || strings.ContainsAny(elem, `/\`) {
+				elem = fmt.Sprintf("source-%d", len(v.inside.Sources))
+			}
+			v.inside.Sources[name] = insideRoot + "/sources/" + elem
+		}
+	}
+	for i := range caches {
+		v.insideCaches = append(v.insideCaches, fmt.Sprintf("%s/caches/%d", insideRoot, i))
+	}
+	return v
+}
+
+// replacer replaces the placeholders with the run's folders as the step
+// sees them, and the caches' host paths (a GOCACHE names its folder) with
+// where the step sees them.
+func (v view) replacer() *strings.Replacer {
+	p := v.inside
+	pairs := []string{WorkspacePlaceholder, p.Workspace, OutPlaceholder, p.Out, ScratchPlaceholder, p.Scratch, CachePlaceholder, v.insideCache}
 	for name, dir := range p.Sources {
 		pairs = append(pairs, SourcePlaceholder(name), dir)
+	}
+	for i, c := range v.caches {
+		if c != v.insideCaches[i] {
+			pairs = append(pairs, c, v.insideCaches[i])
+		}
 	}
 	return strings.NewReplacer(pairs...)
 }

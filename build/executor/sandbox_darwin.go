@@ -92,11 +92,11 @@ func seatbeltArgs(scratch string) ([]string, error) {
 // sandbox-exec when it applies, in a process group of its own. Unlike on
 // Linux nothing kills the step if mkrelease itself is killed (macOS has no
 // parent-death signal); a cancel or timeout kills the whole group.
-func (e *Executor) command(a Action, p Paths, env map[string]string, dir string, inner []string) (*exec.Cmd, error) {
+func (e *Executor) command(a Action, v view, env map[string]string, dir string, inner []string) (*exec.Cmd, error) {
 	closeInherited()
 	var cmd *exec.Cmd
 	if e.seatbelt != "" {
-		args, err := seatbeltArgs(p.Scratch)
+		args, err := seatbeltArgs(v.host.Scratch)
 		if err != nil {
 			return nil, err
 		}

@@ -85,12 +85,14 @@ func probeBwrapWith(ctx context.Context, bwrap string, pidns bool) error {
 	}
 	defer os.RemoveAll(dir)
 	p := Paths{Workspace: filepath.Join(dir, "ws"), Out: filepath.Join(dir, "out"), Scratch: filepath.Join(dir, "scratch")}
-	for _, d := range []string{p.Workspace, p.Out, filepath.Join(p.Scratch, "tmp"), filepath.Join(p.Scratch, "home")} {
+	cache := filepath.Join(p.Scratch, "cache")
+	for _, d := range []string{p.Workspace, p.Out, filepath.Join(p.Scratch, "tmp"), filepath.Join(p.Scratch, "home"), cache} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return err
 		}
 	}
-	args, err := bwrapArgs(Action{}, p, map[string]string{}, p.Workspace)
+	v := insideView(p, cache, nil)
+	args, err := bwrapArgs(Action{}, v, map[string]string{}, v.inside.Workspace)
 	if err != nil {
 		return err
 	}
@@ -98,7 +100,7 @@ func probeBwrapWith(ctx context.Context, bwrap string, pidns bool) error {
 }
 
 // command returns the command that runs inner (argv) for action a.
-func (e *Executor) command(a Action, p Paths, env map[string]string, dir string, inner []string) (*exec.Cmd, error) {
+func (e *Executor) command(a Action, v view, env map[string]string, dir string, inner []string) (*exec.Cmd, error) {
 	closeInherited()
 	if !e.sandbox.Isolated {
 		cmd := exec.Command(inner[0], inner[1:]...)
@@ -109,7 +111,7 @@ func (e *Executor) command(a Action, p Paths, env map[string]string, dir string,
 		procgroup.Group(cmd)
 		return cmd, nil
 	}
-	args, err := bwrapArgs(a, p, env, dir)
+	args, err := bwrapArgs(a, v, env, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -151,12 +153,19 @@ func namespacesAttr(flags uintptr) *syscall.SysProcAttr {
 }
 
 // bwrapArgs composes bubblewrap's arguments for a step, up to and including
-// the "--" before the command.
-func bwrapArgs(a Action, p Paths, env map[string]string, dir string) ([]string, error) {
+// the "--" before the command. The step sees, read-only, the system folders,
+// the entries of /etc in etcFiles and the installation folders of its
+// toolchains, all at their host paths; its own folders (v) at the fixed
+// places [insideView] gives, writable but for the further sources; a /tmp
+// and a /var/tmp of its own, empty at the start (its scratch's tmp folder);
+// its own /proc, /dev (with a private /dev/shm) and account files; and
+// nothing else of the host: not /run, the host's /tmp, /var or /home, the
+// project, the action cache or the keys.
+func bwrapArgs(a Action, v view, env map[string]string, dir string) ([]string, error) {
 	args := []string{
 		"--unshare-user", "--uid", sandboxUID, "--gid", sandboxUID,
 		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try",
-		"--hostname", "mkrelease-step",
+		"--hostname", stepHost,
 		"--die-with-parent", "--new-session",
 	}
 	for _, d := range systemDirs {
@@ -177,35 +186,51 @@ func bwrapArgs(a Action, p Paths, env map[string]string, dir string) ([]string, 
 	for _, f := range etcFiles {
 		args = append(args, "--ro-bind-try", "/etc/"+f, "/etc/"+f)
 	}
-	// The step's own account: the same for every host user.
-	etc := filepath.Join(p.Scratch, "etc")
+	// The step's own account and host: the same for every host user and
+	// machine (the host's /etc/hosts names the machine).
+	etc := filepath.Join(v.host.Scratch, "etc")
 	if err := os.MkdirAll(etc, 0o755); err != nil {
 		return nil, err
 	}
-	for name, content := range map[string]string{
-		"passwd": "root:x:0:0:root:/nonexistent:/usr/sbin/nologin\nbuilder:x:" + sandboxUID + ":" + sandboxUID + ":mkrelease build step:" + p.Scratch + "/home:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
-		"group":  "root:x:0:\nbuilder:x:" + sandboxUID + ":\nnogroup:x:65534:\n",
+	for _, f := range []struct{ name, content string }{
+		{"passwd", "root:x:0:0:root:/nonexistent:/usr/sbin/nologin\nbuilder:x:" + sandboxUID + ":" + sandboxUID + ":mkrelease build step:" + v.inside.Scratch + "/home:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"},
+		{"group", "root:x:0:\nbuilder:x:" + sandboxUID + ":\nnogroup:x:65534:\n"},
+		{"hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost\n127.0.1.1\t" + stepHost + "\n"},
 	} {
-		f := filepath.Join(etc, name)
-		if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
+		file := filepath.Join(etc, f.name)
+		if err := os.WriteFile(file, []byte(f.content), 0o644); err != nil {
 			return nil, err
 		}
-		args = append(args, "--ro-bind", f, "/etc/"+name)
+		args = append(args, "--ro-bind", file, "/etc/"+f.name)
 	}
-	args = append(args, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp")
-	for _, root := range toolRoots(a.Tools, env["PATH"]) {
+	// Its own /tmp and /var/tmp: one folder of its scratch, empty at the
+	// start (the same folder as $TMPDIR). Mounted before anything that may
+	// lie below /tmp on the host (a toolchain), so that nothing of the
+	// host's /tmp is ever in view.
+	tmp := filepath.Join(v.host.Scratch, "tmp")
+	args = append(args, "--proc", "/proc", "--dev", "/dev", "--bind", tmp, "/tmp", "--bind", tmp, "/var/tmp")
+	home, _ := os.UserHomeDir()
+	for _, root := range toolRoots(a.Tools, env["PATH"], home) {
 		args = append(args, "--ro-bind", root, root)
+		// A toolchain's folder may hold its credentials (CARGO_HOME's
+		// credentials.toml): they are not the step's to read.
+		for _, name := range credentialFiles {
+			if st, err := os.Lstat(filepath.Join(root, name)); err == nil && !st.IsDir() {
+				args = append(args, "--ro-bind", "/dev/null", filepath.Join(root, name))
+			}
+		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(p.Sources)) {
-		args = append(args, "--ro-bind", p.Sources[name], p.Sources[name])
+	for _, name := range slices.Sorted(maps.Keys(v.host.Sources)) {
+		args = append(args, "--ro-bind", v.host.Sources[name], v.inside.Sources[name])
 	}
-	for _, d := range append([]string{p.Workspace, p.Out, p.Scratch}, a.Caches...) {
-		args = append(args, "--bind", d, d)
+	args = append(args, "--bind", v.host.Workspace, v.inside.Workspace, "--bind", v.host.Out, v.inside.Out,
+		"--bind", v.host.Scratch, v.inside.Scratch, "--bind", v.cache, v.insideCache)
+	for i, c := range v.caches {
+		args = append(args, "--bind", c, v.insideCaches[i])
 	}
-	// Nothing but the step's own folders stays writable: not the root, and
-	// not the /tmp that holds the mount points of folders below it (the
-	// step's TMPDIR is its scratch).
-	args = append(args, "--remount-ro", "/tmp", "--remount-ro", "/", "--chdir", dir, "--")
+	// Nothing but the step's own folders stays writable: not the root, nor
+	// the folders that hold the mount points of the step's own.
+	args = append(args, "--remount-ro", "/", "--chdir", dir, "--")
 	return args, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -97,11 +98,11 @@ func TestSandboxView(t *testing.T) {
 			os.Remove(filepath.Join(os.TempDir(), "mkrelease-sandbox-escape-"+self))
 		})
 	}
-	// /tmp is the sandbox's own, and read-only: what a step tries to write
-	// there fails and never reaches the host.
+	// /tmp is the sandbox's own: what a step writes there never reaches
+	// the host.
 	escape := filepath.Join("/tmp", "mkrelease-sandbox-escape-"+self)
-	if _, err := e.Run(context.Background(), action("sh", "-c", "echo x > "+escape), paths(t)); err == nil {
-		t.Errorf("a step could write %s", escape)
+	if _, err := e.Run(context.Background(), action("sh", "-c", "echo x > "+escape), paths(t)); err != nil {
+		t.Errorf("a step could not write its own /tmp: %v", err)
 	}
 	if _, err := os.Stat(escape); err == nil {
 		os.Remove(escape)
@@ -109,6 +110,120 @@ func TestSandboxView(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "original" {
 		t.Errorf("a host file was changed from a step: %q", b)
+	}
+}
+
+// tmpProbe lists what is under the temporary folders and /run, then tries
+// to connect to the Unix socket $SOCK by its path and through every
+// /proc/PID/root and /proc/PID/cwd; it prints "entry PATH" and "reached
+// PATH" lines. A step runs it after writing files of its own.
+const tmpProbe = `
+import os, socket, sys
+sock = os.environ["SOCK"]
+for top in ("/tmp", "/var/tmp", "/dev/shm", "/run"):
+    for root, dirs, files in os.walk(top):
+        for n in dirs + files:
+            print("entry", os.path.join(root, n))
+tries = [sock]
+for pid in os.listdir("/proc"):
+    if pid.isdigit() or pid in ("self", "thread-self"):
+        tries += ["/proc/%s/root%s" % (pid, sock), "/proc/%s/cwd/%s" % (pid, os.path.relpath(sock, "/"))]
+for path in tries:
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(path)
+        print("reached", path)
+    except OSError:
+        pass
+    finally:
+        s.close()
+`
+
+// TestSandboxPrivateTmp: a step finds at /tmp, /var/tmp and /dev/shm only
+// what it wrote itself, and nothing at /run, even when every folder of the
+// run (the cache folder too) lies below the host's /tmp; a Unix socket the
+// host serves below /tmp is unreachable from it, by its path or through
+// /proc. The control runs the same probe on the host, which sees the
+// host's files and reaches the socket.
+func TestSandboxPrivateTmp(t *testing.T) {
+	e := sandboxed(t)
+	// The system's Python, which every step sees (scripts/bootstrap
+	// installs it).
+	const python = "/usr/bin/python3"
+	if _, err := os.Stat(python); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the probe needs %s: %v", python, err)
+		}
+		t.Skipf("the probe needs %s: %v", python, err)
+	}
+	host, err := os.MkdirTemp("/tmp", "mkrelease-tmp-probe-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(host) })
+	sock := filepath.Join(host, "agent.sock")
+	serve(t, "unix", sock)
+	planted := filepath.Join(host, "host-secret.txt")
+	if err := os.WriteFile(planted, []byte("the host's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Files of the host in the other shared temporary folders, where this
+	// user may write them.
+	var hostFiles []string
+	for _, d := range []string{"/var/tmp", "/dev/shm"} {
+		if f, err := os.CreateTemp(d, "mkrelease-host-file-"); err == nil {
+			f.Close()
+			hostFiles = append(hostFiles, f.Name())
+			t.Cleanup(func() { os.Remove(f.Name()) })
+		}
+	}
+
+	// The run's folders below the host's /tmp, as with --cache-dir /tmp/x.
+	a := action("sh", "-c", `echo "tmpdir=$TMPDIR"; echo mine > /tmp/mine-tmp && echo mine > /var/tmp/mine-vartmp && echo mine > /dev/shm/mine-shm && exec `+python+` -c "$PROBE"`)
+	a.Env["SOCK"], a.Env["PROBE"] = sock, tmpProbe
+	res, err := e.Run(context.Background(), a, pathsIn(host))
+	if err != nil {
+		t.Fatalf("the probe failed in the sandbox: %v\n%s", err, res.Log)
+	}
+	var entries []string
+	for _, line := range strings.Split(string(res.Log), "\n") {
+		if path, ok := strings.CutPrefix(line, "entry "); ok {
+			entries = append(entries, path)
+		}
+		if path, ok := strings.CutPrefix(line, "reached "); ok {
+			t.Errorf("the step reached the host's socket at %s", path)
+		}
+	}
+	// /tmp and /var/tmp are one folder of the step's own.
+	want := []string{"/dev/shm/mine-shm", "/tmp/mine-tmp", "/tmp/mine-vartmp", "/var/tmp/mine-tmp", "/var/tmp/mine-vartmp"}
+	slices.Sort(entries)
+	if !slices.Equal(entries, want) {
+		t.Errorf("the step found %q, want only what it wrote itself, %q\n%s", entries, want, res.Log)
+	}
+	if !strings.Contains(string(res.Log), "tmpdir=/tmp\n") {
+		t.Errorf("TMPDIR is not the step's /tmp:\n%s", res.Log)
+	}
+	if _, err := os.Stat("/tmp/mine-tmp"); err == nil {
+		t.Errorf("the step's /tmp/mine-tmp reached the host")
+	}
+
+	// The control: the same probe on the host sees the host's files and
+	// reaches the socket.
+	cmd := exec.Command(python, "-c", tmpProbe)
+	cmd.Env = append(os.Environ(), "SOCK="+sock)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("control on the host: %v\n%s", err, out)
+	}
+	for _, want := range append([]string{"entry " + planted, "reached " + sock}, func() (s []string) {
+		for _, f := range hostFiles {
+			s = append(s, "entry "+f)
+		}
+		return s
+	}()...) {
+		if !strings.Contains(string(out), want+"\n") {
+			t.Errorf("control on the host lacks %q: the probe proves nothing\n%s", want, out)
+		}
 	}
 }
 
@@ -253,5 +368,76 @@ func TestSandboxWithoutOwnPIDNamespace(t *testing.T) {
 	res, err := e.Run(context.Background(), action("sh", "-c", "echo ran in $(hostname)"), paths(t))
 	if err != nil || !strings.Contains(string(res.Log), "ran in mkrelease-step") {
 		t.Errorf("a step without the PID namespace: %v\n%s", err, res.Log)
+	}
+}
+
+// TestToolRoots: a toolchain's installation folder is shown whole, but
+// never the user's home folder: a tool in ~/bin shows ~/bin, one in ~
+// itself only its own file.
+func TestToolRoots(t *testing.T) {
+	d := t.TempDir()
+	home := filepath.Join(d, "home", "alice")
+	for _, f := range []string{"home/alice/bin/mytool", "home/alice/loose", "home/alice/.cargo/bin/cargo", "opt/llvm/bin/clang", "opt/plain/tool"} {
+		path := filepath.Join(d, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		tool string
+		want string
+	}{
+		{"home/alice/bin/mytool", "home/alice/bin"},
+		{"home/alice/loose", "home/alice/loose"},
+		{"home/alice/.cargo/bin/cargo", "home/alice/.cargo"},
+		{"opt/llvm/bin/clang", "opt/llvm"},
+		{"opt/plain/tool", "opt/plain"},
+	} {
+		got := toolRoots([]string{filepath.Join(d, c.tool)}, "", home)
+		if want := []string{filepath.Join(d, c.want)}; !slices.Equal(got, want) {
+			t.Errorf("toolRoots(%s) = %q, want %q", c.tool, got, want)
+		}
+	}
+	// The control: with no home to protect, ~/bin's parent is shown.
+	if got := toolRoots([]string{filepath.Join(d, "home/alice/bin/mytool")}, "", ""); !slices.Equal(got, []string{home}) {
+		t.Errorf("without a home folder: %q, want %q", got, home)
+	}
+}
+
+// TestSandboxHidesToolchainCredentials: a toolchain folder's credentials
+// file reads empty in a step, and the step's /etc/hosts does not name the
+// machine; the host's files are as they were.
+func TestSandboxHidesToolchainCredentials(t *testing.T) {
+	e := sandboxed(t)
+	root := filepath.Join(t.TempDir(), "cargo")
+	tool := filepath.Join(root, "bin", "cargo")
+	creds := filepath.Join(root, "credentials.toml")
+	for f, content := range map[string]string{tool: "#!/bin/sh\necho cargo 1.0\n", creds: "[registry]\ntoken = \"cio-secret-token\"\n"} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := action("sh", "-c", `"$TOOL" && echo "creds=[$(cat "$CREDS")]" && cat /etc/hosts`)
+	a.Env["TOOL"], a.Env["CREDS"] = tool, creds
+	a.Tools = []string{tool}
+	res, err := e.Run(context.Background(), a, paths(t))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, res.Log)
+	}
+	log := string(res.Log)
+	if !strings.Contains(log, "cargo 1.0\n") || !strings.Contains(log, "creds=[]\n") {
+		t.Errorf("the step ran its toolchain and read its credentials as:\n%s", log)
+	}
+	if name, err := os.Hostname(); err == nil && name != "localhost" && strings.Contains(log, name) {
+		t.Errorf("the step's /etc/hosts names the machine %q:\n%s", name, log)
+	}
+	if b, _ := os.ReadFile(creds); !strings.Contains(string(b), "cio-secret-token") {
+		t.Errorf("the host's credentials file changed: %q", b)
 	}
 }

@@ -35,7 +35,7 @@ func New(ctx context.Context, o Options) *Executor {
 // command returns the command that runs inner (argv, whose inner[0] is
 // /bin/sh) for action a, with the shell New found, in a process group of
 // its own (on Windows, killed as a process tree).
-func (e *Executor) command(a Action, p Paths, env map[string]string, dir string, inner []string) (*exec.Cmd, error) {
+func (e *Executor) command(a Action, v view, env map[string]string, dir string, inner []string) (*exec.Cmd, error) {
 	name := inner[0]
 	if name == "/bin/sh" {
 		if e.shell == "" {
