@@ -47,6 +47,9 @@ type remote struct {
 	cache  RemoteCache
 	upload bool
 	log    *slog.Logger
+	// maxSize is the most bytes one entry's outputs may declare in all
+	// ([cache] remote_max_size): a larger entry is not downloaded.
+	maxSize int64
 
 	mu  sync.Mutex
 	off bool
@@ -76,8 +79,12 @@ func (rm *remote) fail(ctx context.Context, err error) {
 
 // fetch looks key up in the remote cache and, when it holds an entry that
 // passes every check, imports it into the local cache and restores it into
-// dst. It returns the entry (nil on a miss) and an error only for what
-// fails the build (an interrupt, the local disk).
+// dst. An entry whose outputs declare more than rm.maxSize bytes is
+// skipped before any of them is downloaded, and every download stops at
+// the size its record declares. It returns the entry (nil on a miss) and
+// an error only for what fails the build (an interrupt, or restoring into
+// dst); an entry that cannot be stored in the local cache (a full disk)
+// is skipped with a warning, and the action runs here.
 func (rm *remote) fetch(ctx context.Context, cache *actioncache.Cache, key string, t config.Target, step config.Step, dst string, rec *ActionRecord, log *slog.Logger) (*actioncache.Entry, error) {
 	data, err := rm.cache.GetAction(ctx, key)
 	switch {
@@ -89,7 +96,7 @@ func (rm *remote) fetch(ctx context.Context, cache *actioncache.Cache, key strin
 		rm.fail(ctx, err)
 		return nil, nil
 	}
-	_, err = cache.Import(key, step.Name, t.Name, step.Outputs, data, func(o actioncache.Output, w io.Writer) error {
+	_, err = cache.Import(key, step.Name, t.Name, step.Outputs, data, rm.maxSize, func(o actioncache.Output, w io.Writer) error {
 		if o.Size == 0 && o.SHA256 == emptySHA256 {
 			return nil
 		}
@@ -97,9 +104,16 @@ func (rm *remote) fetch(ctx context.Context, cache *actioncache.Cache, key strin
 	})
 	var corrupt *actioncache.CorruptError
 	var fe *actioncache.FetchError
+	var large *actioncache.TooLargeError
 	switch {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
+	case errors.As(err, &large):
+		log.Warn("skipped an entry of the remote cache larger than [cache] remote_max_size; running the action", "url", rm.cache.String(), "key", key[:12],
+			"size", large.Size, "largest", large.Path, "remote_max_size", large.Max,
+			"hint", "if this step's outputs really are that large, raise remote_max_size (in bytes) in [cache] of release.toml")
+		rec.RemoteRejected = true
+		return nil, nil
 	case errors.As(err, &corrupt):
 		log.Warn("refused an entry of the remote cache; running the action", "url", rm.cache.String(), "key", key[:12], "problem", corrupt.Reason)
 		rec.RemoteRejected = true
@@ -113,7 +127,12 @@ func (rm *remote) fetch(ctx context.Context, cache *actioncache.Cache, key strin
 		rm.fail(ctx, err)
 		return nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("step %s [%s]: %w", step.Name, t.Name, err) // the local cache could not be written
+		// The local cache could not take the entry (a full disk): the
+		// remote cache never fails a build, and what Import wrote is
+		// gone. An action that cannot write here either fails on its
+		// own account.
+		log.Warn("could not store the remote cache's entry in the local cache; running the action", "url", rm.cache.String(), "key", key[:12], "problem", err.Error())
+		return nil, nil
 	}
 	e, err := cache.Restore(key, step.Name, t.Name, step.Outputs, dst)
 	switch {

@@ -155,7 +155,7 @@ func (s CompileStage) Run(ctx context.Context, r *release.Release) error {
 	cache := r.ActionCache()
 	var rm *remote
 	if s.Remote != nil {
-		rm = &remote{cache: s.Remote, upload: s.RemoteUpload, log: r.Logger}
+		rm = &remote{cache: s.Remote, upload: s.RemoteUpload, log: r.Logger, maxSize: r.Config.Cache.RemoteMaxBytes()}
 		r.Logger.Info("using a remote action cache", "url", s.Remote.String(), "upload", s.RemoteUpload)
 	}
 	type action struct {

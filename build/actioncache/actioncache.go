@@ -9,8 +9,11 @@
 // moment, never sees a partial entry.
 //
 // Restore serves an entry only when all of these hold; anything else is a
-// [*CorruptError], the entry is deleted and the caller runs the action
+// [*CorruptError], the entry is discarded and the caller runs the action
 // again:
+//   - the entry's folder holds entry.json (a folder without it is what a
+//     removal cut short left: it is no entry, and would block storing the
+//     action again);
 //   - entry.json parses and names the key, step and target asked for;
 //   - its outputs are exactly the step's declared outputs: none missing,
 //     none extra, none listed twice, each path canonical (slash-separated,
@@ -19,19 +22,24 @@
 //   - each output's mode is 0644 or 0755, its sha256 is 64 lowercase hex
 //     digits, and the stored file is a regular file of that mode;
 //   - out/ holds nothing but the listed files and their parent folders;
-//   - every file, re-hashed as it is put in place, has the recorded size
-//     and sha256. A linked file that [Cache.Digests] remembers as hashed
-//     before, and that has not been written since (its device, inode, size
-//     and modification time are the ones remembered), is not read again.
+//   - every file has the recorded size and sha256: it is re-hashed as it
+//     is copied out, unless [Cache.Digests] remembers its digest for its
+//     identity on disk (device, inode, size and modification time), in
+//     which case the identity is checked again after the copy.
 //
-// Files move in and out by hard links where the file system allows them, so
-// a large output (a wheel, a bundle) is stored and restored without copying
-// its bytes: Put links a file that has no other name and already has the
-// mode it records, else copies it; Restore links each stored file into the
-// destination, else copies it, and re-hashes it either way (a linked file
-// unless Digests remembers it unchanged). A restored output is then the
-// stored file under a second name: a person who changes it in place
-// changes the entry, which the next Restore finds damaged.
+// A discarded entry is first renamed aside (to a ".tmp-" name that
+// [Cache.Trim] collects), so that what is left of it, however damaged,
+// never blocks the next store; Put and Import likewise discard a half
+// entry they find in their way.
+//
+// The files of an entry are its own: Put copies each output into the
+// entry and Restore copies each stored file out (a reflink where the file
+// system makes one, FICLONE on Linux, which shares the blocks until either
+// side is written; a plain copy otherwise), never a hard link. So an
+// output folder (dist/) and the cache never share a file: a person who
+// edits a restored output in place changes that copy only, and the next
+// build restores the recorded bytes again; a file in the output folder is
+// never linked back into the cache.
 //
 // Failing to read the entry is the entry's fault (a [*CorruptError]).
 // Failing to write the destination (a full disk, an exhausted quota, a
@@ -45,9 +53,10 @@
 // with every changed build for ever.
 //
 // An entry from elsewhere (a shared remote cache) enters only through
-// [Cache.Import], which makes the same checks on its record and re-hashes
-// every file as it is downloaded; builds then restore it from the local
-// cache like any other.
+// [Cache.Import], which makes the same checks on its record, refuses one
+// whose outputs declare more bytes than its caller accepts before fetching
+// any, and re-hashes every file as it is downloaded; builds then restore it
+// from the local cache like any other.
 package actioncache
 
 import (
@@ -59,6 +68,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -88,16 +98,19 @@ type Cache struct {
 	// set it to make the destination fail (a full disk, a read-only file
 	// system).
 	openDst func(name string, flag int, perm fs.FileMode) (dstFile, error)
-	// link makes a hard link; nil means os.Link. Tests set it to one that
-	// fails, to take the copying path.
-	link func(oldname, newname string) error
+	// clone makes dst a reflink of src; nil means the platform's
+	// ([reflink]). Tests set it to one that fails, to take the copying
+	// path whatever the file system, or to one that copies, to take the
+	// cloning path on a file system without reflinks.
+	clone func(dst, src *os.File) error
 }
 
-func (c *Cache) hardLink(oldname, newname string) error {
-	if c.link != nil {
-		return c.link(oldname, newname)
+// cloneFile makes dst, empty and open for writing, a reflink of src.
+func (c *Cache) cloneFile(dst, src *os.File) error {
+	if c.clone != nil {
+		return c.clone(dst, src)
 	}
-	return os.Link(oldname, newname)
+	return reflink(dst, src)
 }
 
 // dstFile is what Restore needs of a destination file.
@@ -196,13 +209,16 @@ func (c *Cache) Restore(key, step, target string, outputs []string, dst string) 
 		return nil, fmt.Errorf("restore step %s [%s]: %w", step, target, err)
 	}
 	dir := c.entryDir(key)
+	corrupt := func(reason string) (*Entry, error) {
+		discard(dir)
+		return nil, &CorruptError{Key: key, Reason: reason}
+	}
 	data, err := os.ReadFile(filepath.Join(dir, "entry.json"))
 	if errors.Is(err, fs.ErrNotExist) {
+		if _, serr := os.Lstat(dir); serr == nil {
+			return corrupt("the entry's folder has no entry.json (a store or removal was cut short)")
+		}
 		return nil, ErrMiss
-	}
-	corrupt := func(reason string) (*Entry, error) {
-		os.RemoveAll(dir)
-		return nil, &CorruptError{Key: key, Reason: reason}
 	}
 	if err != nil {
 		return corrupt("unreadable entry.json: " + err.Error())
@@ -351,43 +367,61 @@ type restorer struct {
 	created []string // files and folders, in creation order
 }
 
-// copy puts one output in place and re-hashes it: a hard link to the
-// stored file where the file system allows one (no bytes are copied and
-// none need syncing: the entry was synced when it was stored), else a
-// copy, hashed as it is written and synced. A problem with the stored file
+// copy puts one output in place, a file of its own (a reflink of the
+// stored file where the file system makes one, else a copy), synced, and
+// checks it against the record. When c.Digests remembers the stored
+// file's digest for its identity on disk, the bytes are not hashed again:
+// the identity is read again after the copy, and a file changed meanwhile
+// is hashed in its copy. Otherwise the bytes are hashed as they are
+// copied (a reflink's, from the new file). A problem with the stored file
 // is returned as a reason (the entry's fault); a failure to write the
 // destination as a *WriteError.
-//
-// A linked output is the stored file under a second name: changing it in
-// place (nothing in mkrelease does; a person might) changes the entry,
-// which the next restore finds damaged, deletes and writes again.
 func (r *restorer) copy(from string, o Output) (reason string, err error) {
 	to := filepath.Join(r.dst, filepath.FromSlash(o.Path))
 	if err := r.mkdirs(path.Dir(o.Path)); err != nil {
 		return "", err
-	}
-	if r.c.hardLink(from, to) == nil {
-		r.created = append(r.created, to)
-		return r.c.checkLinked(from, to, o), nil
 	}
 	in, err := os.Open(from)
 	if err != nil {
 		return o.Path + ": " + err.Error(), nil
 	}
 	defer in.Close()
-	open := r.c.openDst
-	if open == nil {
-		open = func(name string, flag int, perm fs.FileMode) (dstFile, error) { return os.OpenFile(name, flag, perm) }
-	}
-	out, err := open(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, o.Mode)
+	before, err := in.Stat()
 	if err != nil {
-		return "", newWriteError(r.key, r.dst, to, err)
+		return o.Path + ": " + err.Error(), nil
 	}
-	r.created = append(r.created, to)
+	// known: the stored file's digest, remembered for its identity.
+	known := false
+	if r.c.Digests.Dir != "" {
+		sum, n, err := r.c.Digests.SHA256Linked(from)
+		if err != nil {
+			return o.Path + ": " + err.Error(), nil
+		}
+		if reason := o.mismatch(n, sum); reason != "" {
+			return reason, nil
+		}
+		known = true
+	}
+	out, err := r.create(to, o.Mode)
+	if err != nil {
+		return "", err
+	}
+	cloned := false
+	if f, ok := out.(*os.File); ok {
+		cloned = r.c.cloneFile(f, in) == nil
+	}
 	h := sha256.New()
-	// Read at most one byte more than recorded: a grown file is refused
-	// without copying all of it.
-	n, rerr, werr := copyTo(out, h, io.LimitReader(in, o.Size+1))
+	var n int64
+	var rerr, werr error
+	if !cloned {
+		var sink io.Writer = h
+		if known {
+			sink = io.Discard
+		}
+		// Read at most one byte more than recorded: a grown file is
+		// refused without copying all of it.
+		n, rerr, werr = copyTo(out, sink, io.LimitReader(in, o.Size+1))
+	}
 	if werr == nil {
 		werr = out.Chmod(o.Mode)
 	}
@@ -403,20 +437,49 @@ func (r *restorer) copy(from string, o Output) (reason string, err error) {
 	case werr != nil:
 		return "", newWriteError(r.key, r.dst, to, werr)
 	}
+	if known {
+		after, err := os.Stat(from)
+		if err == nil && sameVersion(before, after) && (cloned || n == o.Size) {
+			return "", nil
+		}
+		// The stored file changed while it was copied: the copy is
+		// hashed for what it holds.
+	}
+	if cloned || known {
+		return hashFile(to, o), nil
+	}
 	return o.mismatch(n, hex.EncodeToString(h.Sum(nil))), nil
 }
 
-// checkLinked checks that the output o, linked from the stored file from
-// to to, is the recorded file, and returns why it is not, or "". The
-// stored file is re-hashed unless c.Digests remembers its digest for its
-// current identity and to is still that very file.
-func (c *Cache) checkLinked(from, to string, o Output) string {
-	if c.Digests.Dir != "" {
-		if sum, n, err := c.Digests.SHA256Linked(from); err == nil && sameFile(from, to) {
-			return o.mismatch(n, sum)
+// create opens the destination file to, new, for writing. A file already
+// there (a previous run's, or a name some other file shares) is removed
+// first and never written through: the output is a file of its own.
+func (r *restorer) create(to string, mode fs.FileMode) (dstFile, error) {
+	open := r.c.openDst
+	if open == nil {
+		open = func(name string, flag int, perm fs.FileMode) (dstFile, error) { return os.OpenFile(name, flag, perm) }
+	}
+	const flag = os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	out, err := open(to, flag, mode)
+	if errors.Is(err, fs.ErrExist) {
+		if st, serr := os.Lstat(to); serr == nil && !st.IsDir() {
+			if rerr := os.Remove(to); rerr != nil {
+				return nil, newWriteError(r.key, r.dst, to, rerr)
+			}
+			out, err = open(to, flag, mode)
 		}
 	}
-	f, err := os.Open(to)
+	if err != nil {
+		return nil, newWriteError(r.key, r.dst, to, err)
+	}
+	r.created = append(r.created, to)
+	return out, nil
+}
+
+// hashFile re-hashes the restored file p against its record o and returns
+// why it differs, or "".
+func hashFile(p string, o Output) string {
+	f, err := os.Open(p)
 	if err != nil {
 		return o.Path + ": " + err.Error()
 	}
@@ -443,14 +506,10 @@ func (o Output) mismatch(n int64, sum string) string {
 	return ""
 }
 
-// sameFile says the paths a and b name one file.
-func sameFile(a, b string) bool {
-	sa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	sb, err := os.Stat(b)
-	return err == nil && os.SameFile(sa, sb)
+// sameVersion says a and b describe one file, unchanged between the two
+// reads: the same file (device and inode), size and modification time.
+func sameVersion(a, b fs.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
 // copyTo copies in to both out and h, telling read errors from write errors.
@@ -538,12 +597,7 @@ func (c *Cache) Put(key, step, target, src string, outputs []string, log []byte)
 		}
 		mode := treehash.NormalMode(st.Mode())
 		to := filepath.Join(tmp, "out", filepath.FromSlash(p))
-		var d digestmemo.Fresh
-		if onlyName(st) && st.Mode().Perm() == mode {
-			d, err = c.linkHashed(from, to)
-		} else {
-			d.SHA256, d.Size, err = copyHashed(from, to, mode)
-		}
+		d, err := c.store(from, to, mode)
 		if err != nil {
 			return nil, fmt.Errorf("write action cache: %w", err)
 		}
@@ -590,18 +644,40 @@ func (c *Cache) stageEntry(key string) (final, tmp string, err error) {
 // commitEntry writes record as tmp's entry.json and renames tmp into
 // place as final, and says whether it did. An entry another run stored
 // first is kept: it is the same action, so it is not an error, but the
-// entry in place is not tmp (committed is false).
+// entry in place is not tmp (committed is false). A folder in the way
+// without entry.json (what a removal cut short left, never an entry) is
+// discarded, and the rename made again.
 func commitEntry(tmp, final string, record []byte) (committed bool, err error) {
 	if err := writeSynced(filepath.Join(tmp, "entry.json"), append(record, '\n')); err != nil {
 		return false, fmt.Errorf("write action cache: %w", err)
 	}
-	if err := os.Rename(tmp, final); err != nil {
+	err = os.Rename(tmp, final)
+	if err != nil {
 		if _, serr := os.Stat(filepath.Join(final, "entry.json")); serr == nil {
 			return false, nil // another run stored it first
 		}
-		return false, fmt.Errorf("write action cache: %w", err)
+		if _, serr := os.Lstat(final); serr == nil {
+			discard(final)
+			err = os.Rename(tmp, final)
+		}
+	}
+	if err != nil {
+		return false, fmt.Errorf("write action cache entry %s: %w (remove the folder %s and build again)", filepath.Base(final), err, final)
 	}
 	return true, atomicfile.SyncDir(filepath.Dir(final))
+}
+
+// discard removes the entry folder dir, however damaged: it is first
+// renamed aside to a ".tmp-" name beside it, so that its name is free at
+// once even when what it holds cannot be removed (a folder a person made
+// read-only); [Cache.Trim] removes what is left of such a folder later.
+func discard(dir string) {
+	aside := filepath.Join(filepath.Dir(dir), fmt.Sprintf(".tmp-discard-%.8s-%d", filepath.Base(dir), time.Now().UnixNano()))
+	if os.Rename(dir, aside) != nil {
+		_ = removeTree(dir)
+		return
+	}
+	_ = removeTree(aside)
 }
 
 // Log returns the stored output of the action key.
@@ -646,69 +722,42 @@ func canonicalOutputs(outputs []string) ([]string, error) {
 	return clean, nil
 }
 
-// linkHashed stores the file from as to by a second name (a hard link,
-// where the file system allows one; else a copy), so that storing a large
-// output copies nothing; it fsyncs it and returns its sha256 and size,
-// which c.Digests may remember for the committed entry. Put links only a
-// file with no other name whose mode is already the one it stores, so
-// linking changes nothing anyone else sees.
-func (c *Cache) linkHashed(from, to string) (digestmemo.Fresh, error) {
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		return digestmemo.Fresh{}, err
-	}
-	if err := c.hardLink(from, to); err != nil {
-		st, serr := os.Stat(from)
-		if serr != nil {
-			return digestmemo.Fresh{}, serr
-		}
-		var d digestmemo.Fresh
-		d.SHA256, d.Size, err = copyHashed(from, to, st.Mode().Perm())
-		return d, err
-	}
-	d, err := c.Digests.HashLinkedFresh(to)
-	if err != nil {
-		return digestmemo.Fresh{}, err
-	}
-	f, err := os.Open(to)
-	if err != nil {
-		return digestmemo.Fresh{}, err
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
-		return digestmemo.Fresh{}, err
-	}
-	return d, nil
-}
-
-// copyHashed copies a regular file, fsyncs it and returns its sha256 and size.
-func copyHashed(from, to string, mode fs.FileMode) (string, int64, error) {
+// store copies the file from into the entry being assembled as to (a
+// reflink where the file system makes one, else a copy: never a second
+// name of from, which stays the caller's to change), with mode, synced,
+// and returns its sha256 and size, which c.Digests may remember for the
+// committed entry.
+func (c *Cache) store(from, to string, mode fs.FileMode) (digestmemo.Fresh, error) {
 	in, err := os.Open(from)
 	if err != nil {
-		return "", 0, err
+		return digestmemo.Fresh{}, err
 	}
 	defer in.Close()
 	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		return "", 0, err
+		return digestmemo.Fresh{}, err
 	}
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return "", 0, err
+		return digestmemo.Fresh{}, err
 	}
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(out, h), in)
+	if c.cloneFile(out, in) != nil {
+		_, err = io.Copy(out, in)
+	}
+	if err == nil {
+		err = out.Chmod(mode)
+	}
 	if err == nil {
 		err = out.Sync()
 	}
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Chmod(to, mode)
-	}
 	if err != nil {
-		return "", 0, err
+		return digestmemo.Fresh{}, err
 	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
+	// Hashed from the stored file, after it is written: the record says
+	// what the entry holds, whatever happened to from meanwhile.
+	return c.Digests.HashLinkedFresh(to)
 }
 
 func writeSynced(name string, data []byte) error {
@@ -735,6 +784,12 @@ const MaxEntrySize = 1 << 20
 // [Cache.Import] hashes and counts what it writes; Fetch need not.
 type Fetch func(o Output, w io.Writer) error
 
+// ErrBlobSize is wrapped by a [Fetch] that learns, before reading them,
+// that the bytes it would fetch are not as many as the record says (a
+// server announcing another length): the entry is refused as corrupt,
+// without its bytes being read.
+var ErrBlobSize = errors.New("the blob's size is not the recorded one")
+
 // FetchError reports that [Cache.Import] could not get an output's bytes
 // from where they are kept (the server, not the entry, failed).
 type FetchError struct {
@@ -751,6 +806,21 @@ func (e *FetchError) Error() string {
 // Unwrap returns the underlying error.
 func (e *FetchError) Unwrap() error { return e.Err }
 
+// TooLargeError reports an entry from elsewhere whose outputs declare more
+// bytes, in all, than [Cache.Import]'s caller accepts. Nothing was fetched.
+type TooLargeError struct {
+	Key string
+	// Size is what the outputs declare in all, Max the most accepted.
+	Size, Max int64
+	// Path is the largest output.
+	Path string
+}
+
+// Error names the entry, its size and the limit.
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("action cache entry %s declares %d bytes of outputs (%s the largest), more than the %d accepted", e.Key, e.Size, e.Path, e.Max)
+}
+
 // Import stores an entry that comes from outside the local cache (data is
 // its record, as [Cache.Put] writes entry.json; fetch gets each output's
 // bytes) as the local entry for key, after the checks [Cache.Restore]
@@ -760,10 +830,12 @@ func (e *FetchError) Unwrap() error { return e.Err }
 // sha256 (it is hashed as it is written, and a longer one is cut off one
 // byte past the recorded size). An entry failing a check is a
 // [*CorruptError] and nothing is stored; a fetch that fails is a
-// [*FetchError]. An existing local entry for key is left as it is. The
-// caller then restores the entry with [Cache.Restore], which checks it
-// again.
-func (c *Cache) Import(key, step, target string, outputs []string, data []byte, fetch Fetch) (*Entry, error) {
+// [*FetchError]. Before anything is fetched, the sizes the record declares
+// are added up: more than maxSize bytes in all is a [*TooLargeError], and
+// nothing is fetched or stored (maxSize must be positive). An existing
+// local entry for key is left as it is. The caller then restores the
+// entry with [Cache.Restore], which checks it again.
+func (c *Cache) Import(key, step, target string, outputs []string, data []byte, maxSize int64, fetch Fetch) (*Entry, error) {
 	if err := checkKey(key); err != nil {
 		return nil, err
 	}
@@ -792,6 +864,9 @@ func (c *Cache) Import(key, step, target string, outputs []string, data []byte, 
 	if reason := e.check(key, step, target, declared); reason != "" {
 		return corrupt(reason)
 	}
+	if err := checkSizes(key, e.Outputs, maxSize); err != nil {
+		return nil, err
+	}
 	final, tmp, err := c.stageEntry(key)
 	if err != nil {
 		return nil, err
@@ -817,6 +892,28 @@ func (c *Cache) Import(key, step, target string, outputs []string, data []byte, 
 		return nil, err
 	}
 	return &e, nil
+}
+
+// checkSizes returns a *TooLargeError when outputs (their sizes checked
+// not negative) declare more than max bytes in all. The sum saturates at
+// the largest int64, so that crafted sizes cannot wrap it round.
+func checkSizes(key string, outputs []Output, max int64) error {
+	var total int64
+	largest := Output{Size: -1}
+	for _, o := range outputs {
+		if o.Size > largest.Size {
+			largest = o
+		}
+		if o.Size > math.MaxInt64-total {
+			total = math.MaxInt64
+		} else {
+			total += o.Size
+		}
+	}
+	if total > max {
+		return &TooLargeError{Key: key, Size: total, Max: max, Path: largest.Path}
+	}
+	return nil
 }
 
 // importOutput fetches one output into to, hashing it, and returns why it
@@ -848,6 +945,8 @@ func importOutput(key, to string, o Output, fetch Fetch) (reason string, err err
 		return "", fmt.Errorf("write action cache: %w", werr)
 	case n > o.Size:
 		return fmt.Sprintf("%s: more than the recorded %d bytes", o.Path, o.Size), nil
+	case errors.Is(ferr, ErrBlobSize):
+		return fmt.Sprintf("%s: %v", o.Path, ferr), nil
 	case ferr != nil:
 		return "", &FetchError{Key: key, Path: o.Path, Err: ferr}
 	case n < o.Size:

@@ -254,32 +254,52 @@ var damageCases = []struct {
 	}, `entry.json names target "linux-aarch64", not "linux-x86_64"`},
 }
 
+// restoreWays are the ways Restore puts a stored file in place: copying
+// it, cloning it (a reflink, which a test stands in for by a copy where
+// the file system makes none), each with and without a digest memo
+// remembering the stored files.
+var restoreWays = []string{"copy", "clone", "copy+memo", "clone+memo"}
+
+// restoreWay sets c up to restore the way how (one of restoreWays).
+func restoreWay(t *testing.T, c *Cache, how string) {
+	t.Helper()
+	c.clone = noClone
+	if strings.HasPrefix(how, "clone") {
+		c.clone = copyClone
+	}
+	if strings.HasSuffix(how, "+memo") {
+		rememberIntact(t, c)
+	}
+}
+
 // Every kind of damage is detected, the entry is removed, and nothing is
 // left in the destination.
 func TestRestoreRefusesDamage(t *testing.T) {
-	for _, how := range []string{"link", "copy", "memo"} {
+	for _, how := range restoreWays {
 		for _, tc := range damageCases {
 			t.Run(how+"/"+tc.name, func(t *testing.T) { restoreDamaged(t, how, tc.damage, tc.reason) })
 		}
 	}
 }
 
-// noLink makes Restore copy, as across file systems.
-func noLink(string, string) error { return syscall.EXDEV }
+// noClone makes Restore and Put copy, as on a file system without
+// reflinks.
+func noClone(_, _ *os.File) error { return errors.ErrUnsupported }
 
-// restoreDamaged restores the sample entry after damage, linking or (how
-// "copy") copying, and checks that it is refused for reason and removed.
-// With how "memo" the entry is first restored intact once with a digest
-// memo, so that the damaged restore can answer from what the memo
-// remembered.
+// copyClone stands in for a reflink: dst gets src's bytes, and is a file
+// of its own, as a clone is.
+func copyClone(dst, src *os.File) error {
+	_, err := io.Copy(dst, src)
+	return err
+}
+
+// restoreDamaged restores the sample entry after damage, the way how
+// (restoreWays), and checks that it is refused for reason and removed.
+// With a memo the entry is first restored intact once, so that the
+// damaged restore can answer from what the memo remembered.
 func restoreDamaged(t *testing.T, how string, damage func(*testing.T, string), reason string) {
 	c, _ := putSample(t)
-	switch how {
-	case "copy":
-		c.link = noLink
-	case "memo":
-		rememberIntact(t, c)
-	}
+	restoreWay(t, c, how)
 	damage(t, c.entryDir(key))
 	dst := t.TempDir()
 	_, err := c.Restore(key, step, target, declared, dst)
@@ -325,46 +345,145 @@ func rememberIntact(t *testing.T, c *Cache) {
 	}
 }
 
-// Restore links the stored files where it can (no bytes copied) and copies
-// them where it cannot; both give the recorded files, and a linked one
-// changed in place is found on the next restore, never served.
-func TestRestoreLinksOrCopies(t *testing.T) {
-	for _, how := range []string{"link", "copy", "memo"} {
+// Restore gives each output a file of its own, copied or cloned, never the
+// stored file under a second name: a person who edits a restored output
+// in place, even keeping its size and modification time (which a digest
+// memo would not see), changes that copy only, and the next restore
+// serves the recorded bytes.
+func TestRestoreGivesOwnFiles(t *testing.T) {
+	for _, how := range restoreWays {
 		t.Run(how, func(t *testing.T) {
 			c, e := putSample(t)
-			switch how {
-			case "copy":
-				c.link = noLink
-			case "memo":
-				rememberIntact(t, c)
-			}
+			restoreWay(t, c, how)
 			dst := t.TempDir()
 			if _, err := c.Restore(key, step, target, declared, dst); err != nil {
 				t.Fatal(err)
 			}
-			stored, _ := os.Stat(filepath.Join(c.entryDir(key), "out", "tool"))
-			restored, _ := os.Stat(filepath.Join(dst, "tool"))
-			if same := os.SameFile(stored, restored); same != (how != "copy") {
-				t.Errorf("restored tool is the stored file: %v, want %v", same, how != "copy")
-			}
 			for _, o := range e.Outputs {
+				stored, _ := os.Stat(filepath.Join(c.entryDir(key), "out", filepath.FromSlash(o.Path)))
+				restored, _ := os.Stat(filepath.Join(dst, filepath.FromSlash(o.Path)))
+				if os.SameFile(stored, restored) {
+					t.Errorf("restored %s is the stored file under a second name", o.Path)
+				}
 				if sum, _, err := checksum.File(filepath.Join(dst, filepath.FromSlash(o.Path))); err != nil || sum != o.SHA256 {
 					t.Errorf("%s: %s %v, want %s", o.Path, sum, err, o.SHA256)
 				}
 			}
-			// A person edits the output in place.
-			if err := os.WriteFile(filepath.Join(dst, "tool"), []byte("#!/bin/sh\necho hacked\n"), 0o755); err != nil {
-				t.Fatal(err)
+			editInPlace(t, filepath.Join(dst, "tool"))
+			again := t.TempDir()
+			if _, err := c.Restore(key, step, target, declared, again); err != nil {
+				t.Fatalf("Restore after a restored output was edited = %v, want the entry served", err)
 			}
-			_, err := c.Restore(key, step, target, declared, t.TempDir())
-			var ce *CorruptError
-			if how != "copy" && !errors.As(err, &ce) {
-				t.Errorf("Restore after the linked output changed = %v, want a CorruptError", err)
-			}
-			if how == "copy" && err != nil {
-				t.Errorf("Restore after the copied output changed = %v, want the entry served", err)
+			if sum, _, _ := checksum.File(filepath.Join(again, "tool")); sum != output(t, e, "tool").SHA256 {
+				t.Errorf("restored tool after the edit has sha256 %s, want the recorded %s", sum, output(t, e, "tool").SHA256)
 			}
 		})
+	}
+}
+
+// editInPlace changes the first byte of the file p through its own name
+// (the same inode), and puts its size and modification time back.
+func editInPlace(t *testing.T, p string) {
+	t.Helper()
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 1)
+	if _, err := f.ReadAt(b, 0); err != nil {
+		t.Fatal(err)
+	}
+	b[0] ^= 0x20
+	if _, err := f.WriteAt(b, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A folder without entry.json where an entry belongs (a removal or a store
+// cut short) is no entry: Restore discards it with a CorruptError naming
+// the key, and the action stored again is served. Before, it was a miss
+// that made every later Put fail ("rename ...: file exists").
+func TestHalfEntryHeals(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, dir string)
+	}{
+		{"entry.json removed", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "entry.json")) }},
+		{"only part of out/ left", func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, "entry.json"))
+			os.Remove(filepath.Join(dir, "log.txt"))
+			os.Remove(filepath.Join(dir, "out", "tool"))
+		}},
+		{"an empty folder", func(t *testing.T, dir string) {
+			os.RemoveAll(dir)
+			mustMkdir(t, dir)
+		}},
+		{"a read-only folder", func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, "entry.json"))
+			os.Chmod(filepath.Join(dir, "out", "lib"), 0o555)
+			t.Cleanup(func() {
+				filepath.WalkDir(filepath.Dir(dir), func(p string, d fs.DirEntry, _ error) error { os.Chmod(p, 0o755); return nil })
+			})
+		}},
+		{"a file", func(t *testing.T, dir string) {
+			os.RemoveAll(dir)
+			mustWrite(t, dir, "not an entry", 0o644)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := putSample(t)
+			dir := c.entryDir(key)
+			tc.damage(t, dir)
+			// A leftover of an interrupted store does not get in the way either.
+			mustMkdir(t, filepath.Join(filepath.Dir(dir), ".tmp-"+key[:8]+"-123"))
+			dst := t.TempDir()
+			_, err := c.Restore(key, step, target, declared, dst)
+			var ce *CorruptError
+			if !errors.As(err, &ce) || ce.Key != key {
+				t.Fatalf("Restore of a half entry = %v, want a CorruptError for %s", err, key)
+			}
+			if left := filesIn(t, dst); len(left) > 0 {
+				t.Errorf("left in destination: %v", left)
+			}
+			src := t.TempDir()
+			mustMkdir(t, filepath.Join(src, "lib"))
+			mustWrite(t, filepath.Join(src, "tool"), "#!/bin/sh\necho hi\n", 0o755)
+			mustWrite(t, filepath.Join(src, "lib", "x.so"), "ELF...", 0o644)
+			if _, err := c.Put(key, step, target, src, declared, nil); err != nil {
+				t.Fatalf("Put after the half entry was discarded: %v", err)
+			}
+			if _, err := c.Restore(key, step, target, declared, t.TempDir()); err != nil {
+				t.Fatalf("Restore of the entry stored again: %v", err)
+			}
+		})
+	}
+}
+
+// Put stores a half entry's action again even when nothing restored it
+// first: the folder in its way is discarded.
+func TestPutReplacesHalfEntry(t *testing.T) {
+	c, _ := putSample(t)
+	dir := c.entryDir(key)
+	os.Remove(filepath.Join(dir, "entry.json"))
+	src := t.TempDir()
+	mustMkdir(t, filepath.Join(src, "lib"))
+	mustWrite(t, filepath.Join(src, "tool"), "#!/bin/sh\necho hi\n", 0o755)
+	mustWrite(t, filepath.Join(src, "lib", "x.so"), "ELF...", 0o644)
+	if _, err := c.Put(key, step, target, src, declared, nil); err != nil {
+		t.Fatalf("Put over a half entry: %v", err)
+	}
+	if _, err := c.Restore(key, step, target, declared, t.TempDir()); err != nil {
+		t.Fatalf("Restore: %v", err)
 	}
 }
 
@@ -492,7 +611,7 @@ func TestRestoreDestinationFailure(t *testing.T) {
 			}
 			c, _ := putSample(t)
 			c.openDst = tc.open
-			c.link = noLink
+			c.clone = noClone
 			dst := t.TempDir()
 			_, err := c.Restore(key, step, target, declared, dst)
 			var we *WriteError
@@ -625,59 +744,63 @@ func TestPutOutputs(t *testing.T) {
 	}
 }
 
-// Put stores a large output by a second name rather than a copy, but only
-// a file nobody else names and whose mode it keeps: a file with another
-// name, or a mode Put normalises, is copied, so storing changes nothing
-// anyone else sees.
-func TestPutLinksOnlyUnsharedFiles(t *testing.T) {
-	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
-		t.Skip("Put copies where it cannot count a file's names")
-	}
-	c := &Cache{Dir: t.TempDir()}
-	src := t.TempDir()
-	mustWrite(t, filepath.Join(src, "alone"), "one name", 0o644)
-	mustWrite(t, filepath.Join(src, "shared"), "two names", 0o644)
-	if err := os.Link(filepath.Join(src, "shared"), filepath.Join(t.TempDir(), "other-name")); err != nil {
-		t.Skip("no hard links here:", err)
-	}
-	mustWrite(t, filepath.Join(src, "private"), "mode 0600", 0o600)
-	outputs := []string{"alone", "shared", "private"}
-	e, err := c.Put(key, step, target, src, outputs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, linked := range map[string]bool{"alone": true, "shared": false, "private": false} {
-		a, _ := os.Stat(filepath.Join(src, name))
-		b, _ := os.Stat(filepath.Join(c.entryDir(key), "out", name))
-		if os.SameFile(a, b) != linked {
-			t.Errorf("%s: stored as the same file: %v, want %v", name, !linked, linked)
-		}
-	}
-	if st, _ := os.Stat(filepath.Join(src, "private")); st.Mode().Perm() != 0o600 {
-		t.Errorf("Put changed the mode of the file it read: %v", st.Mode())
-	}
-	for _, o := range e.Outputs {
-		want := checksum.Bytes(map[string][]byte{"alone": []byte("one name"), "shared": []byte("two names"), "private": []byte("mode 0600")}[o.Path])
-		if o.SHA256 != want || o.Mode != 0o644 {
-			t.Errorf("%s: recorded %s %v, want %s 0644", o.Path, o.SHA256, o.Mode, want)
-		}
-	}
-	if _, err := c.Restore(key, step, target, outputs, t.TempDir()); err != nil {
-		t.Errorf("Restore after Put: %v", err)
+// Put stores a copy (or a clone) of each output, never a second name of
+// the file it read: that file stays the caller's (a wheel in the output
+// folder), and changing it in place, even keeping its size and time,
+// leaves the entry as recorded. Put does not change the file it reads.
+func TestPutStoresOwnFiles(t *testing.T) {
+	for _, how := range []string{"copy", "clone"} {
+		t.Run(how, func(t *testing.T) {
+			c := &Cache{Dir: t.TempDir(), Digests: digestmemo.Memo{Dir: t.TempDir()}, clone: noClone}
+			if how == "clone" {
+				c.clone = copyClone
+			}
+			src := t.TempDir()
+			mustWrite(t, filepath.Join(src, "alone"), "one name", 0o644)
+			mustWrite(t, filepath.Join(src, "private"), "mode 0600", 0o600)
+			outputs := []string{"alone", "private"}
+			e, err := c.Put(key, step, target, src, outputs, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range outputs {
+				a, _ := os.Stat(filepath.Join(src, name))
+				b, _ := os.Stat(filepath.Join(c.entryDir(key), "out", name))
+				if os.SameFile(a, b) {
+					t.Errorf("%s: stored as a second name of the file Put read", name)
+				}
+			}
+			if st, _ := os.Stat(filepath.Join(src, "private")); st.Mode().Perm() != 0o600 {
+				t.Errorf("Put changed the mode of the file it read: %v", st.Mode())
+			}
+			for _, o := range e.Outputs {
+				want := checksum.Bytes(map[string][]byte{"alone": []byte("one name"), "private": []byte("mode 0600")}[o.Path])
+				if o.SHA256 != want || o.Mode != 0o644 {
+					t.Errorf("%s: recorded %s %v, want %s 0644", o.Path, o.SHA256, o.Mode, want)
+				}
+			}
+			editInPlace(t, filepath.Join(src, "alone"))
+			dst := t.TempDir()
+			if _, err := c.Restore(key, step, target, outputs, dst); err != nil {
+				t.Fatalf("Restore after the file Put read was edited: %v", err)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dst, "alone")); string(b) != "one name" {
+				t.Errorf("restored %q, want the stored %q", b, "one name")
+			}
+		})
 	}
 }
 
-// Put remembers the digests of the files it stores by a link (hashed as it
-// stores them), so that the next Restore, in the build right after, reads
-// none of them again; a file changed after Put is still found.
-func TestPutRemembersLinkedDigests(t *testing.T) {
+// Put remembers the digests of the files it stores (hashed as it stores
+// them), so that the next Restore, in the build right after, reads none
+// of them again; a stored file changed after Put is still found.
+func TestPutRemembersDigests(t *testing.T) {
 	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
 		t.Skip("no file identity here: every restore hashes")
 	}
 	c := &Cache{Dir: t.TempDir(), Digests: digestmemo.Memo{Dir: t.TempDir()}}
 	src := t.TempDir()
 	mustMkdir(t, filepath.Join(src, "lib"))
-	// Modes Put stores as they are: the files are linked, not copied.
 	mustWrite(t, filepath.Join(src, "tool"), "#!/bin/sh\necho hi\n", 0o755)
 	mustWrite(t, filepath.Join(src, "lib", "x.so"), "ELF...", 0o644)
 	if st, _ := os.Stat(filepath.Join(src, "tool")); st.ModTime().UnixNano()%int64(time.Second) == 0 {
@@ -689,7 +812,7 @@ func TestPutRemembersLinkedDigests(t *testing.T) {
 	}
 	memos := mustReadDirNames(t, c.Digests.Dir)
 	if len(memos) != len(declared) {
-		t.Fatalf("%d memos after Put of %d linked outputs, want one each", len(memos), len(declared))
+		t.Fatalf("%d memos after Put of %d outputs, want one each", len(memos), len(declared))
 	}
 	// The memos answer the next Restore: planted digests are what it
 	// compares, so it finds the entry damaged without reading the files.
@@ -704,11 +827,10 @@ func TestPutRemembersLinkedDigests(t *testing.T) {
 	}
 
 	// Stored again, then a stored file changed in place right away: seen.
-	mustWrite(t, filepath.Join(src, "tool"), "#!/bin/sh\necho hi\n", 0o755)
 	if _, err := c.Put(key, step, target, src, declared, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(src, "tool"), []byte("#!/bin/sh\necho HI\n"), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(c.entryDir(key), "out", "tool"), []byte("#!/bin/sh\necho HI\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	_, err = c.Restore(key, step, target, declared, t.TempDir())

@@ -3,7 +3,9 @@ package actioncache
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +30,9 @@ func remoteSample(t *testing.T) (Entry, map[string][]byte) {
 	return *e, blobs
 }
 
+// noLimit accepts an entry of any size.
+const noLimit = math.MaxInt64
+
 func fetchFrom(blobs map[string][]byte) Fetch {
 	return func(o Output, w io.Writer) error {
 		b, ok := blobs[o.SHA256]
@@ -51,7 +56,7 @@ func record(t *testing.T, e Entry) []byte {
 func TestImportRestore(t *testing.T) {
 	e, blobs := remoteSample(t)
 	c := &Cache{Dir: t.TempDir()}
-	if _, err := c.Import(key, step, target, declared, record(t, e), fetchFrom(blobs)); err != nil {
+	if _, err := c.Import(key, step, target, declared, record(t, e), noLimit, fetchFrom(blobs)); err != nil {
 		t.Fatal(err)
 	}
 	dst := t.TempDir()
@@ -133,7 +138,7 @@ func TestImportRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &Cache{Dir: t.TempDir()}
-			_, err := c.Import(key, step, target, declared, tc.data(), tc.fetch)
+			_, err := c.Import(key, step, target, declared, tc.data(), noLimit, tc.fetch)
 			var ce *CorruptError
 			if !errors.As(err, &ce) || !strings.Contains(ce.Reason, tc.reason) {
 				t.Fatalf("Import = %v, want a CorruptError with %q", err, tc.reason)
@@ -156,13 +161,81 @@ func TestImportFetchError(t *testing.T) {
 	e, _ := remoteSample(t)
 	c := &Cache{Dir: t.TempDir()}
 	down := errors.New("connection refused")
-	_, err := c.Import(key, step, target, declared, record(t, e), func(Output, io.Writer) error { return down })
+	_, err := c.Import(key, step, target, declared, record(t, e), noLimit, func(Output, io.Writer) error { return down })
 	var fe *FetchError
 	if !errors.As(err, &fe) || !errors.Is(err, down) {
 		t.Fatalf("Import = %v, want a FetchError", err)
 	}
 	if _, err := c.Restore(key, step, target, declared, t.TempDir()); !errors.Is(err, ErrMiss) {
 		t.Errorf("Restore = %v, want ErrMiss", err)
+	}
+}
+
+// A fetch that learns the blob is not the recorded size before reading it
+// (a server announcing another length) refuses the entry as corrupt.
+func TestImportBlobSizeAnnounced(t *testing.T) {
+	e, _ := remoteSample(t)
+	c := &Cache{Dir: t.TempDir()}
+	_, err := c.Import(key, step, target, declared, record(t, e), noLimit, func(o Output, w io.Writer) error {
+		return fmt.Errorf("%w: the server announces %d bytes", ErrBlobSize, o.Size+1)
+	})
+	var ce *CorruptError
+	if !errors.As(err, &ce) || !strings.Contains(ce.Reason, "the server announces") {
+		t.Fatalf("Import = %v, want a CorruptError naming the announced size", err)
+	}
+}
+
+// A record whose outputs declare more bytes in all than the caller
+// accepts is refused before anything is fetched or written, whatever the
+// sizes (crafted ones that would wrap a sum round included).
+func TestImportRefusesOversize(t *testing.T) {
+	e, blobs := remoteSample(t)
+	for _, tc := range []struct {
+		name  string
+		sizes []int64 // by output, as e.Outputs
+		max   int64
+		ok    bool
+	}{
+		{"10^13 bytes", []int64{1e13, 18}, 2 << 30, false},
+		{"sum over the limit", []int64{1 << 30, 1<<30 + 1}, 2 << 30, false},
+		{"wrapping sum", []int64{math.MaxInt64, math.MaxInt64}, 2 << 30, false},
+		{"at the limit", []int64{6, 18}, 24, true},
+		{"one byte over", []int64{6, 18}, 23, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := e
+			x.Outputs = append([]Output(nil), e.Outputs...)
+			for i := range x.Outputs {
+				x.Outputs[i].Size = tc.sizes[i]
+			}
+			if tc.ok {
+				x = e
+			}
+			c := &Cache{Dir: t.TempDir()}
+			fetched := 0
+			_, err := c.Import(key, step, target, declared, record(t, x), tc.max, func(o Output, w io.Writer) error {
+				fetched++
+				return fetchFrom(blobs)(o, w)
+			})
+			if tc.ok {
+				if err != nil {
+					t.Fatalf("Import at the limit = %v", err)
+				}
+				return
+			}
+			var tl *TooLargeError
+			if !errors.As(err, &tl) || tl.Key != key || tl.Max != tc.max {
+				t.Fatalf("Import = %v, want a TooLargeError with max %d", err, tc.max)
+			}
+			if fetched != 0 {
+				t.Errorf("Import fetched %d outputs of an oversize entry", fetched)
+			}
+			if dir := filepath.Join(c.Dir, "actions", key[:2]); exists(dir) {
+				if left := filesIn(t, dir); len(left) != 0 {
+					t.Errorf("left in the cache: %v", left)
+				}
+			}
+		})
 	}
 }
 

@@ -38,7 +38,8 @@ type TrimStats struct {
 	// ago, and nothing was looked at.
 	Skipped bool
 	// Entries is how many entries were removed, Bytes their files' size
-	// (freed unless an output folder still links a file).
+	// (freed, except what an entry stored by an earlier mkrelease still
+	// shares with an output folder by a hard link).
 	Entries int
 	Bytes   int64
 	// Memos is how many digest memos ([Cache.Digests]) went with them.
@@ -62,11 +63,11 @@ func markUsed(dir string, now time.Time) {
 // Trim removes the entries no build has stored or restored for MaxUnused,
 // the digest memos ([Cache.Digests]) not written for as long, the steps'
 // own caches no step run used for as long ([Cache.StepDirs]), and the
-// folders that runs killed while storing an entry left behind, at
-// most once every TrimInterval (it returns at once, Skipped, otherwise).
-// An entry is only a cache of what its action makes: a build that needs a
-// removed one runs the action again. A file still linked from an output
-// folder keeps its bytes there. Trimming the cache of a running build is
+// folders that runs killed while storing an entry, or discarding a damaged
+// one, left behind, at most once every TrimInterval (it returns at once,
+// Skipped, otherwise). An entry is only a cache of what its action makes:
+// a build that needs a removed one runs the action again; output folders
+// hold copies of its files, which stay. Trimming the cache of a running build is
 // safe: an entry it uses is one used now, and one removed while it is
 // being restored is reported damaged and rebuilt, never served in part.
 func (c *Cache) Trim(now time.Time) (TrimStats, error) {

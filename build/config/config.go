@@ -210,6 +210,25 @@ type Cache struct {
 	// RemoteUpload, when false, only reads the remote cache (default
 	// true; --remote-cache-upload overrides it).
 	RemoteUpload *bool `toml:"remote_upload"`
+	// RemoteMaxSize is the most bytes an action's outputs may declare, in
+	// all, for its entry to be taken from the remote cache (default
+	// [DefaultRemoteMaxSize]): a record declaring more is skipped, with a
+	// warning, before any of its files is downloaded, and the action runs
+	// here. No download reads more than its record declares either way.
+	RemoteMaxSize int64 `toml:"remote_max_size"`
+}
+
+// DefaultRemoteMaxSize bounds what one action's entry may bring from the
+// remote cache when [cache] sets no remote_max_size: 2 GiB, more than any
+// one step's outputs should be, and less than fills a small cache disk.
+const DefaultRemoteMaxSize = 2 << 30
+
+// RemoteMaxBytes is RemoteMaxSize, or its default when it is not set.
+func (c Cache) RemoteMaxBytes() int64 {
+	if c.RemoteMaxSize > 0 {
+		return c.RemoteMaxSize
+	}
+	return DefaultRemoteMaxSize
 }
 
 // Lane kinds.

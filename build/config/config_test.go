@@ -96,6 +96,7 @@ var badConfigs = []struct {
 	{"remote cache with credentials", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\nremote = \"https://ci:s3cret@cache.example.invalid/x\"\n", "33:10", "holds credentials"},
 	{"remote cache with a query", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\nremote = \"https://cache.example.invalid/x?token=1\"\n", "33:10", "query or fragment"},
 	{"remote cache token env not a name", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\nremote = \"https://cache.example.invalid/x\"\nremote_token_env = \"$TOKEN\"\n", "34:20", "not an environment variable name"},
+	{"negative remote cache size cap", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\nremote_max_size = -1\n", "33:19", "invalid remote_max_size -1"},
 	{"source supplier without its type", "local = \"src\"\n", "local = \"src\"\nsupplier = \"vexl upstream\"\n", "11:12", `invalid supplier "vexl upstream"`},
 	{"toolchain supplier without its type", "command = [\"go\", \"version\"]\n", "command = [\"go\", \"version\"]\nsupplier = \"Google\"\n", "20:12", `write "Organization: NAME (EMAIL)" or "Person: NAME (EMAIL)"`},
 	{"project supplier of an unknown type", "version = \"V1.0-RC_1\"\n", "version = \"V1.0-RC_1\"\nsupplier = \"Team: vexl\"\n", "4:12", `invalid supplier "Team: vexl"`},
@@ -126,14 +127,19 @@ func TestParseSuppliers(t *testing.T) {
 }
 
 func TestParseCache(t *testing.T) {
-	src := validTOML + "\n[cache]\nremote = \"http://127.0.0.1:9090/mk\"\nremote_token_env = \"CACHE_TOKEN\"\nremote_timeout = \"5s\"\nremote_upload = false\n"
+	src := validTOML + "\n[cache]\nremote = \"http://127.0.0.1:9090/mk\"\nremote_token_env = \"CACHE_TOKEN\"\nremote_timeout = \"5s\"\nremote_upload = false\nremote_max_size = 1_048_576\n"
 	c, err := Parse("release.toml", "/p", []byte(src))
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
 	if c.Cache.Remote != "http://127.0.0.1:9090/mk" || c.Cache.RemoteTokenEnv != "CACHE_TOKEN" ||
-		c.Cache.RemoteTimeout.Seconds() != 5 || c.Cache.RemoteUpload == nil || *c.Cache.RemoteUpload {
+		c.Cache.RemoteTimeout.Seconds() != 5 || c.Cache.RemoteUpload == nil || *c.Cache.RemoteUpload ||
+		c.Cache.RemoteMaxBytes() != 1<<20 {
 		t.Errorf("cache = %+v", c.Cache)
+	}
+	c, err = Parse("release.toml", "/p", []byte(validTOML))
+	if err != nil || c.Cache.RemoteMaxBytes() != DefaultRemoteMaxSize {
+		t.Errorf("remote_max_size unset: %v, RemoteMaxBytes() = %d, want %d", err, c.Cache.RemoteMaxBytes(), DefaultRemoteMaxSize)
 	}
 }
 

@@ -793,6 +793,9 @@ func (v *validator) cache(c *Cache) {
 	if c.RemoteTokenEnv != "" && !envKeyRE.MatchString(c.RemoteTokenEnv) {
 		v.errorf("cache.remote_token_env", `the name of an environment variable holding the token, e.g. remote_token_env = "MKRELEASE_CACHE_TOKEN"`, "%q is not an environment variable name", c.RemoteTokenEnv)
 	}
+	if c.RemoteMaxSize < 0 {
+		v.errorf("cache.remote_max_size", "the most bytes one action's outputs may bring from the remote cache, e.g. remote_max_size = 536_870_912 (512 MiB); leave it out for the default, 2 GiB", "invalid remote_max_size %d", c.RemoteMaxSize)
+	}
 }
 
 func (v *validator) policy(p *Policy) {

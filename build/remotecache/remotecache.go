@@ -202,7 +202,10 @@ func (c *Client) do(ctx context.Context, method, u string, body io.Reader, size 
 
 // get downloads u into w, copying at most limit+1 bytes, and returns how
 // many it copied: the caller decides what a body longer than limit means.
-func (c *Client) get(ctx context.Context, u string, w io.Writer, limit int64) (int64, error) {
+// A body the server announces (Content-Length) longer than limit is not
+// read at all; one announced with another length than size (when size is
+// not negative) neither: the error wraps [actioncache.ErrBlobSize].
+func (c *Client) get(ctx context.Context, u string, w io.Writer, limit, size int64) (int64, error) {
 	resp, cancel, err := c.do(ctx, http.MethodGet, u, nil, 0)
 	if err != nil {
 		return 0, err
@@ -214,6 +217,10 @@ func (c *Client) get(ctx context.Context, u string, w io.Writer, limit int64) (i
 		return 0, fmt.Errorf("remote cache: GET %s: %w", u, actioncache.ErrMiss)
 	case resp.StatusCode != http.StatusOK:
 		return 0, &Error{Op: http.MethodGet, URL: u, Status: resp.StatusCode}
+	case size >= 0 && resp.ContentLength >= 0 && resp.ContentLength != size:
+		return 0, fmt.Errorf("remote cache: GET %s: %w: the server announces %d bytes, the record %d", u, actioncache.ErrBlobSize, resp.ContentLength, size)
+	case resp.ContentLength > limit:
+		return 0, &Error{Op: http.MethodGet, URL: u, Err: fmt.Errorf("the server announces %d bytes, more than the %d accepted", resp.ContentLength, limit)}
 	}
 	n, err := io.Copy(markedWriter{w}, io.LimitReader(resp.Body, limit+1))
 	if err != nil {
@@ -252,7 +259,7 @@ func (c *Client) GetAction(ctx context.Context, key string) ([]byte, error) {
 		return nil, err
 	}
 	var b bytes.Buffer
-	n, err := c.get(ctx, u, &b, actioncache.MaxEntrySize)
+	n, err := c.get(ctx, u, &b, actioncache.MaxEntrySize, -1)
 	switch {
 	case err != nil:
 		return nil, err
@@ -263,8 +270,10 @@ func (c *Client) GetAction(ctx context.Context, key string) ([]byte, error) {
 }
 
 // GetBlob writes the blob stored under /cas/SHA256 to w. size is the size
-// the caller expects (negative: unknown); the download stops one byte past
-// it, so that the caller sees it is too long. The bytes are not checked
+// the caller expects (negative: unknown, then at most MaxBlobSize): a blob
+// the server announces with another length is not downloaded (the error
+// wraps [actioncache.ErrBlobSize]), and the download stops one byte past
+// size, so that the caller sees it is too long. The bytes are not checked
 // against sha256: the caller hashes what it gets.
 func (c *Client) GetBlob(ctx context.Context, sha256 string, size int64, w io.Writer) error {
 	u, err := c.url("cas", sha256)
@@ -275,7 +284,7 @@ func (c *Client) GetBlob(ctx context.Context, sha256 string, size int64, w io.Wr
 	if size >= 0 {
 		limit = size // one byte more is copied: the caller sees it is too long
 	}
-	n, err := c.get(ctx, u, w, limit)
+	n, err := c.get(ctx, u, w, limit, size)
 	if err == nil && size < 0 && n > limit {
 		return &Error{Op: http.MethodGet, URL: u, Err: fmt.Errorf("the blob is larger than %d bytes", limit)}
 	}
