@@ -19,8 +19,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
+	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pyname"
 	toml "github.com/pelletier/go-toml/v2"
 	"golang.org/x/mod/modfile"
@@ -167,6 +169,21 @@ func normalizeName(s string) string {
 	return b.String()
 }
 
+// CheckVersion returns why v cannot be the release's version: init writes
+// it into release.toml and as CHANGELOG.md's heading, so it must be a PEP
+// 440 version exactly as written, without the surrounding white space PEP
+// 440 lets readers strip (a newline in it would end the heading and start
+// lines of the user's choosing).
+func CheckVersion(v string) error {
+	if _, err := pep440.Parse(v); err != nil {
+		return err
+	}
+	if strings.IndexFunc(v, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+		return fmt.Errorf("invalid version %q: it holds white space or a control character (PEP 440 versions are written without them, e.g. 1.2.0)", v)
+	}
+	return nil
+}
+
 type pyprojectFile struct {
 	Project *struct {
 		Name           string `toml:"name"`
@@ -193,6 +210,9 @@ func (p *Project) pyproject(dir string) error {
 		p.Name = pyname.Normalize(f.Project.Name)
 	}
 	if f.Project.Version != "" {
+		if err := CheckVersion(f.Project.Version); err != nil {
+			return fmt.Errorf("pyproject.toml: [project] version: %w (fix it in pyproject.toml, then run init again)", err)
+		}
 		p.Version = f.Project.Version
 	}
 	p.Summary = strings.Join(strings.Fields(f.Project.Description), " ")

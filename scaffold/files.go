@@ -42,7 +42,13 @@ var Ignored = []string{"/.mkrelease/", "/dist/", "/.dist.tmp-*", "/published", "
 // Files returns everything init writes for project p on host h: release.toml,
 // CHANGELOG.md when the project has no changelog, the verifier skeleton and
 // .gitignore.
+//
+// It refuses a version that is not a PEP 440 version as written
+// ([CheckVersion]) before rendering anything.
 func Files(p *Project, h Host) ([]File, error) {
+	if err := CheckVersion(p.Version); err != nil {
+		return nil, fmt.Errorf("project version: %w", err)
+	}
 	files := []File{{Path: "release.toml", Data: []byte(ReleaseTOML(p, h)), Mode: 0o644}}
 	if p.Changelog == "" {
 		files = append(files, File{Path: "CHANGELOG.md", Mode: 0o644, Data: []byte(
@@ -119,18 +125,58 @@ func (e *ExistsError) Error() string {
 // ExitCode is 2: the project folder is not one init can write into.
 func (e *ExistsError) ExitCode() int { return 2 }
 
-// Write writes files into dir. Before writing anything it refuses, with an
-// [*ExistsError], when one of them (other than a merged .gitignore) exists.
-// Each file is written atomically, and never over a file that appears
-// after that check (the .gitignore excepted, which is merged). It returns
-// the paths written.
+// LinkError is a symbolic link where init would write: the project
+// folder itself, a folder on the way to a file (verifier/), or the file
+// (.gitignore, CHANGELOG.md). init writes only into the project folder, never
+// through a link, wherever it points.
+type LinkError struct {
+	// Path is the link: "." for the project folder, else relative to it.
+	Path string
+	// Dir is the project folder as given.
+	Dir string
+	// Target is where the link points ("" when it cannot be read).
+	Target string
+}
+
+func (e *LinkError) Error() string {
+	what := e.Path
+	if e.Path == "." {
+		what = "the project folder " + e.Dir
+	}
+	to := ""
+	if e.Target != "" {
+		to = " (to " + e.Target + ")"
+	}
+	return fmt.Sprintf("%s is a symbolic link%s; init writes only into the project folder itself, never through a link\n\thint: replace %s with a real folder or file (or remove it), or run init in the folder the link points to",
+		what, to, what)
+}
+
+// ExitCode is 2: the project folder is not one init can write into.
+func (e *LinkError) ExitCode() int { return 2 }
+
+// Write writes files into dir. Before writing anything it refuses, with a
+// [*LinkError], when dir, a folder on the way to one of the files or one
+// of the files is a symbolic link, and with an [*ExistsError] when one of
+// the files (other than a merged .gitignore) exists. Every write goes
+// through an [os.Root] of dir, so that nothing is written outside it, even
+// through a link made after the check. Each file is written atomically,
+// and never over a file that appears after that check (the .gitignore
+// excepted, which is merged). It returns the paths written.
 func Write(dir string, files []File) (written []string, err error) {
+	if err := checkNoLinks(dir, files); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open the project folder: %w", err)
+	}
+	defer root.Close()
 	var exist []string
 	for _, f := range files {
 		if f.Merge {
 			continue
 		}
-		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f.Path))); err == nil {
+		if _, err := root.Lstat(filepath.FromSlash(f.Path)); err == nil {
 			exist = append(exist, f.Path)
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s: %w", f.Path, err)
@@ -140,10 +186,10 @@ func Write(dir string, files []File) (written []string, err error) {
 		return nil, &ExistsError{Paths: exist}
 	}
 	for _, f := range files {
-		name := filepath.Join(dir, filepath.FromSlash(f.Path))
+		name := filepath.FromSlash(f.Path)
 		data := f.Data
 		if f.Merge {
-			old, err := os.ReadFile(name)
+			old, err := root.ReadFile(name)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return written, fmt.Errorf("%s: %w", f.Path, err)
 			}
@@ -152,14 +198,16 @@ func Write(dir string, files []File) (written []string, err error) {
 				continue
 			}
 		}
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			return written, fmt.Errorf("%s: %w", f.Path, err)
+		if d := filepath.Dir(name); d != "." {
+			if err := root.MkdirAll(d, 0o755); err != nil {
+				return written, fmt.Errorf("%s: %w", f.Path, err)
+			}
 		}
-		write := atomicfile.WriteNew // never over a file that appeared since the check
+		write := atomicfile.WriteNewIn // never over a file that appeared since the check
 		if f.Merge {
-			write = atomicfile.WriteFile
+			write = atomicfile.WriteFileIn
 		}
-		if err := write(name, data, f.Mode); err != nil {
+		if err := write(root, name, data, f.Mode); err != nil {
 			if errors.Is(err, fs.ErrExist) {
 				return written, &ExistsError{Paths: []string{f.Path}}
 			}
@@ -168,6 +216,43 @@ func Write(dir string, files []File) (written []string, err error) {
 		written = append(written, f.Path)
 	}
 	return written, nil
+}
+
+// checkNoLinks returns a *LinkError for the first symbolic link among dir
+// and the paths init would write through: every folder on the way to a
+// file, and the file.
+func checkNoLinks(dir string, files []File) error {
+	seen := map[string]bool{}
+	check := func(rel string) error {
+		if seen[rel] {
+			return nil
+		}
+		seen[rel] = true
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		st, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil
+		case err != nil:
+			return fmt.Errorf("%s: %w", rel, err)
+		case st.Mode()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			return &LinkError{Path: rel, Dir: dir, Target: target}
+		}
+		return nil
+	}
+	if err := check("."); err != nil {
+		return err
+	}
+	for _, f := range files {
+		elems := strings.Split(f.Path, "/")
+		for i := range elems {
+			if err := check(strings.Join(elems[:i+1], "/")); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // MergeIgnore returns the .gitignore old with the lines of want that it

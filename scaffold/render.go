@@ -262,6 +262,31 @@ func tomlString(s string) string {
 	return b.String()
 }
 
+// oneLine keeps a rendered line of release.toml one line of TOML: a
+// control character in it (a newline in a folder name a comment quotes,
+// say) is written as its \uXXXX escape, which is text in a comment, the
+// character itself in a basic string, and never ends the line. Values
+// in strings are escaped already ([tomlString]); comments quote names found
+// in the project as they are.
+func oneLine(s string) string {
+	if strings.IndexFunc(s, isControl) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			fmt.Fprintf(&b, `\u%04X`, r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// isControl reports the characters TOML allows in neither a comment nor a
+// basic string as they are (a tab it allows; it is escaped too, harmless).
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
 func tomlArray(ss []string) string {
 	q := make([]string, len(ss))
 	for i, s := range ss {
@@ -282,7 +307,7 @@ func tomlInline(kv [][2]string) string {
 func ReleaseTOML(p *Project, h Host) string {
 	pl := newPlan(p, h)
 	var b strings.Builder
-	w := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	w := func(format string, args ...any) { b.WriteString(oneLine(fmt.Sprintf(format, args...)) + "\n") }
 	w("# release.toml: how mkrelease releases %s. Written by `mkrelease init`;", p.Name)
 	w("# every table says what it is for. `mkrelease check` validates this file,")
 	w("# `mkrelease lock` pins what it names into release.lock (commit both).")

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	toml "github.com/pelletier/go-toml/v2"
+
 	"github.com/mkrelease/mkrelease/build/config"
 )
 
@@ -361,6 +363,158 @@ func TestCCSupplier(t *testing.T) {
 	} {
 		if got := CCSupplier(out); got != want {
 			t.Errorf("CCSupplier(%q) = %q, want %q", out, got, want)
+		}
+	}
+}
+
+// init never writes through a symbolic link: not the project folder, not a
+// folder on the way to a file (verifier/), not a file it merges or would
+// create (.gitignore, CHANGELOG.md). It refuses before writing anything,
+// naming the link, and nothing appears where the link points.
+func TestWriteRefusesLinks(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		link string // the link, relative to the project folder ("." is the folder)
+		dir  bool   // whether it points at a folder
+	}{
+		{"verifier folder", "verifier", true},
+		{".gitignore", ".gitignore", false},
+		// A link to an existing changelog is the project's changelog,
+		// which init keeps and does not write; a dangling one it would
+		// write through.
+		{"a dangling CHANGELOG.md", "CHANGELOG.md", false},
+		{"a file in verifier", "verifier/cases.py", false},
+		{"the project folder", ".", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			proj := writeTree(t, map[string]string{"Makefile": "libx.so:\n"})
+			outside := t.TempDir()
+			target := filepath.Join(outside, "target")
+			if tc.dir {
+				if err := os.Mkdir(target, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			} else if !strings.Contains(tc.name, "dangling") {
+				if err := os.WriteFile(target, []byte("theirs\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dir, want := proj, tc.link
+			if tc.link == "." {
+				dir = filepath.Join(t.TempDir(), "link")
+				want = "the project folder " + dir
+			} else if err := os.MkdirAll(filepath.Dir(filepath.Join(proj, tc.link)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, filepath.Join(proj, tc.link)); err != nil && tc.link != "." {
+				t.Fatal(err)
+			}
+			if tc.link == "." {
+				if err := os.Symlink(proj, dir); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p, err := Detect(proj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, err := Files(p, linux)
+			if err != nil {
+				t.Fatal(err)
+			}
+			written, err := Write(dir, files)
+			var le *LinkError
+			if !errors.As(err, &le) || le.ExitCode() != 2 || !strings.HasPrefix(err.Error(), want+" is a symbolic link") {
+				t.Fatalf("Write = %v, %v; want a LinkError naming %s", written, err, want)
+			}
+			if !strings.Contains(err.Error(), "hint: replace") {
+				t.Errorf("the refusal gives no remedy: %v", err)
+			}
+			if len(written) != 0 {
+				t.Errorf("wrote %v before refusing", written)
+			}
+			for _, f := range []string{"release.toml", "verifier"} {
+				if _, err := os.Lstat(filepath.Join(proj, f)); err == nil && f != tc.link && !strings.HasPrefix(tc.link, f+"/") {
+					t.Errorf("%s written although init refused", f)
+				}
+			}
+			var outsideNow []string
+			filepath.WalkDir(outside, func(p string, d os.DirEntry, err error) error {
+				if err == nil && p != outside && p != target {
+					outsideNow = append(outsideNow, p)
+				}
+				return nil
+			})
+			if len(outsideNow) > 0 {
+				t.Errorf("written outside the project: %v", outsideNow)
+			}
+			if b, err := os.ReadFile(target); err == nil && string(b) != "theirs\n" {
+				t.Errorf("the link's target changed: %q", b)
+			}
+		})
+	}
+}
+
+// A version that is not PEP 440 as written (a newline, surrounding space,
+// or no version at all) is refused by Detect, naming pyproject.toml,
+// before anything is written; Files refuses it too.
+func TestDetectRefusesBadVersion(t *testing.T) {
+	for _, v := range []string{
+		"1.0\n[evil]\nx = 1",
+		"1.0\n",
+		" 1.0",
+		"1.0\n\n## 9.9\n- not a release",
+		"1.0-final",
+	} {
+		t.Run(strings.ReplaceAll(v, "\n", `\n`), func(t *testing.T) {
+			toml := "[project]\nname = \"demo\"\nversion = " + tomlString(v) + "\n"
+			dir := writeTree(t, map[string]string{"pyproject.toml": toml})
+			_, err := Detect(dir)
+			if err == nil || !strings.Contains(err.Error(), "pyproject.toml: [project] version: invalid version") {
+				t.Fatalf("Detect = %v, want a refusal naming pyproject.toml's version", err)
+			}
+			if _, err := Files(&Project{Name: "demo", Version: v}, linux); err == nil {
+				t.Errorf("Files accepted version %q", v)
+			}
+		})
+	}
+}
+
+// What init writes into release.toml stays data: values holding quotes,
+// backslashes or newlines (a description, git's user.name, the folder of a
+// Go program a comment quotes) read back as they were, and add no key.
+func TestReleaseTOMLKeepsValuesData(t *testing.T) {
+	p := &Project{Name: "demo", Version: "1.0",
+		Summary:        `Says "hi" \ twice`,
+		RequiresPython: ">=3.9\n[evil]",
+		Go:             &GoModule{Path: "example.com/demo", Mains: []string{"cmd/x\n[injected]\nkey = 1"}},
+	}
+	h := linux
+	h.AuthorName = "Dev \"Q\"\nEloper"
+	h.AuthorEmail = "dev@example.invalid\r\nbad = true"
+	h.Commit = ""
+	out := ReleaseTOML(p, h)
+	var doc map[string]any
+	if err := toml.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("release.toml does not parse: %v\n%s", err, out)
+	}
+	if _, ok := doc["injected"]; ok {
+		t.Errorf("a folder name added a table:\n%s", out)
+	}
+	if _, ok := doc["evil"]; ok {
+		t.Errorf("requires-python added a table:\n%s", out)
+	}
+	project := doc["project"].(map[string]any)
+	if project["summary"] != p.Summary {
+		t.Errorf("summary = %q, want %q", project["summary"], p.Summary)
+	}
+	authors := project["authors"].([]any)[0].(map[string]any)
+	if authors["name"] != h.AuthorName || authors["email"] != h.AuthorEmail {
+		t.Errorf("authors = %q, want %q and %q", authors, h.AuthorName, h.AuthorEmail)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "key = ") || strings.HasPrefix(line, "bad") {
+			t.Errorf("a value became a line of its own: %q", line)
 		}
 	}
 }
