@@ -12,9 +12,12 @@ import (
 )
 
 // The test binary doubles as a stand-in for mkrelease: it starts a
-// command in a group of its own, prints the command's pid and waits.
+// command in a group of its own, prints the command's pid and waits; or
+// it is one of the helpers of containHelper.
 func TestMain(m *testing.M) {
-	if os.Getenv("PROCGROUP_TEST_HELPER") == "parent" {
+	switch h := os.Getenv("PROCGROUP_TEST_HELPER"); h {
+	case "":
+	case "parent":
 		cmd := exec.Command("sleep", "600")
 		Group(cmd)
 		if err := cmd.Start(); err != nil {
@@ -24,6 +27,8 @@ func TestMain(m *testing.M) {
 		fmt.Println(cmd.Process.Pid)
 		cmd.Wait()
 		os.Exit(0)
+	default:
+		os.Exit(containHelper(h))
 	}
 	os.Exit(m.Run())
 }
