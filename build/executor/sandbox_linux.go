@@ -135,21 +135,7 @@ func bwrapAttr(pidns bool) *syscall.SysProcAttr {
 	if !pidns {
 		return nil
 	}
-	return namespacesAttr(syscall.CLONE_NEWPID)
-}
-
-// namespacesAttr starts a process in the new namespaces flags names and,
-// for a user who is not root, in the user namespace creating them needs,
-// which maps only the user's own IDs: the process keeps the user's
-// identity and gains no privilege outside it.
-func namespacesAttr(flags uintptr) *syscall.SysProcAttr {
-	attr := &syscall.SysProcAttr{Cloneflags: flags}
-	if os.Geteuid() != 0 {
-		attr.Cloneflags |= syscall.CLONE_NEWUSER
-		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
-		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
-	}
-	return attr
+	return procgroup.NamespacesAttr(syscall.CLONE_NEWPID)
 }
 
 // bwrapArgs composes bubblewrap's arguments for a step, up to and including
@@ -238,5 +224,5 @@ func bwrapArgs(a Action, v view, env map[string]string, dir string) ([]string, e
 // namespace so that the step's processes end with its first one (which
 // [procgroup.Group] makes end with mkrelease).
 func netnsAttr() *syscall.SysProcAttr {
-	return namespacesAttr(syscall.CLONE_NEWNET | syscall.CLONE_NEWPID)
+	return procgroup.NamespacesAttr(syscall.CLONE_NEWNET | syscall.CLONE_NEWPID)
 }
