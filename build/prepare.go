@@ -27,12 +27,12 @@ import (
 	"github.com/mkrelease/mkrelease/internal/digestmemo"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/executor"
@@ -86,6 +86,15 @@ type PrepareOptions struct {
 	// place (a table per folder, package digestmemo), so that a rebuild
 	// only reads the files that changed; the zero value hashes them all.
 	Trees digestmemo.Memo
+	// Runner runs the toolchains' version commands the way build steps
+	// run (the build's executor); nil sets up an executor of its own.
+	Runner StepRunner
+}
+
+// StepRunner runs a command as a build step: in the sandbox, when the host
+// has one ([executor.Executor]).
+type StepRunner interface {
+	Run(ctx context.Context, a executor.Action, p executor.Paths) (executor.Result, error)
 }
 
 // ReadInPlace says whether the local source s is read where it is, in the
@@ -223,7 +232,11 @@ func Prepare(ctx context.Context, o PrepareOptions) (*Prepared, error) {
 		}
 	}
 
-	tcs, err := Toolchains(ctx, c, o.Digests)
+	run := o.Runner
+	if run == nil {
+		run = executor.New(ctx, executor.Options{})
+	}
+	tcs, err := Toolchains(ctx, c, o.Digests, run)
 	if err != nil {
 		return nil, err
 	}
@@ -484,8 +497,13 @@ func (e *ToolchainError) ExitCode() int { return 1 }
 // host's; a target's env may set another); the program found is run (under
 // the name written, which some programs print) and the file it is, links
 // followed, is hashed, so the version line and the digest describe the same
-// program.
-func Toolchains(ctx context.Context, c *config.Config, digests digestmemo.Memo) ([]lock.Toolchain, error) {
+// program. The command runs as a build step does, through run: in the
+// sandbox, with an environment of its own (PATH, LC_ALL=C,
+// GOTOOLCHAIN=local, a scratch HOME and TMPDIR, release.toml's pass_env
+// but never mkrelease's own variables, the target's env), so a toolchain
+// command sees nothing of the host a step does not, mkrelease's secrets
+// included.
+func Toolchains(ctx context.Context, c *config.Config, digests digestmemo.Memo, run StepRunner) ([]lock.Toolchain, error) {
 	var out []lock.Toolchain
 	path := executor.SearchPath(c.ToolPath(), os.Getenv("PATH"))
 	for _, tc := range c.Toolchains {
@@ -499,8 +517,12 @@ func Toolchains(ctx context.Context, c *config.Config, digests digestmemo.Memo) 
 			}
 		}
 		for _, t := range toolchainTargets(c, tc) {
-			env := map[string]string{"PATH": path, "LC_ALL": "C", "GOTOOLCHAIN": "local", "HOME": os.TempDir()}
+			env := map[string]string{"PATH": path, "LC_ALL": "C", "GOTOOLCHAIN": "local",
+				"HOME": executor.ScratchPlaceholder + "/home", "TMPDIR": executor.ScratchPlaceholder + "/tmp"}
 			for _, k := range c.Build.PassEnv {
+				if strings.HasPrefix(k, "MKRELEASE_") {
+					continue // mkrelease's own settings and secrets, as for steps
+				}
 				if v, ok := os.LookupEnv(k); ok {
 					env[k] = v
 				}
@@ -523,7 +545,7 @@ func Toolchains(ctx context.Context, c *config.Config, digests digestmemo.Memo) 
 			if err != nil {
 				return nil, &ToolchainError{Name: tc.Name, Target: t, Command: argv, Err: err}
 			}
-			v, err := versionLine(ctx, found, argv, env)
+			v, err := versionLine(ctx, run, tc.Name, t, found, argv, env)
 			if err != nil {
 				return nil, &ToolchainError{Name: tc.Name, Target: t, Command: argv, Err: err}
 			}
@@ -551,29 +573,67 @@ func resolveExecutable(name, path string) (found, real string, err error) {
 	return found, real, nil
 }
 
-// versionLine runs the program prog with argv (argv[0] as written in
-// release.toml, which some programs print or act on) and returns the first
-// line of its output (stdout, else stderr).
-func versionLine(ctx context.Context, prog string, argv []string, env map[string]string) (string, error) {
-	cmd := exec.CommandContext(ctx, prog, argv[1:]...)
-	cmd.Args[0] = argv[0]
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
+// versionTimeout bounds a toolchain's version command.
+const versionTimeout = 2 * time.Minute
+
+// versionOutput is how much of a version command's standard output is
+// kept: its first line is all that is used.
+const versionOutput = 64 << 10
+
+// versionLine runs the version command argv of toolchain name (for target,
+// "" for all) through run, as a build step with the toolchain's folder in
+// view, and returns the first line of its output (stdout, else stderr).
+// argv[0] is run as written in release.toml (some programs print or act on
+// it), found on the same PATH as prog, the program found; a name with a
+// folder in it is run as prog.
+func versionLine(ctx context.Context, run StepRunner, name, target, prog string, argv []string, env map[string]string) (string, error) {
+	dir, err := os.MkdirTemp("", "mkrelease-toolchain-")
+	if err != nil {
+		return "", err
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
+	defer os.RemoveAll(dir)
+	p := executor.Paths{Workspace: filepath.Join(dir, "ws"), Out: filepath.Join(dir, "out"), Scratch: filepath.Join(dir, "scratch")}
+	for _, d := range []string{p.Workspace, p.Out} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", err
+		}
 	}
-	out := stdout.String()
+	argv = slices.Clone(argv)
+	if strings.ContainsAny(argv[0], `/\`) {
+		argv[0] = prog
+	}
+	stdout := &headWriter{max: versionOutput}
+	a := executor.Action{Step: "toolchain " + name, Target: target, Argv: argv, Env: env, Timeout: versionTimeout,
+		Tools: []string{prog}, Stdout: stdout}
+	if target == "" {
+		a.Target = "all targets"
+	}
+	res, err := run.Run(ctx, a, p)
+	if err != nil {
+		return "", err
+	}
+	out := stdout.buf.String()
 	if strings.TrimSpace(out) == "" {
-		out = stderr.String()
+		out = string(res.Log) // only stderr wrote
 	}
 	line, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
 	if line == "" {
 		return "", errors.New("printed nothing")
 	}
 	return strings.TrimSpace(line), nil
+}
+
+// headWriter keeps the first max bytes written to it.
+type headWriter struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (w *headWriter) Write(p []byte) (int, error) {
+	if room := w.max - w.buf.Len(); room > 0 {
+		w.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
 }
 
 // Lock builds the release.lock content from what Prepare found.

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/build/source"
 	"github.com/mkrelease/mkrelease/internal/checksum"
@@ -458,7 +459,8 @@ func TestToolchainsFromTheirPath(t *testing.T) {
 	c := &config.Config{Dir: dir,
 		Toolchains: []config.Toolchain{{Name: "fakecc", Command: []string{"fakecc", "--version"}, Path: ".toolchains/fakecc-1.0", PerTarget: true}},
 		Targets:    []config.Target{{Name: "a", Env: map[string]string{"MKRELEASE_FAKE_TARGET": "a"}}}}
-	got, err := Toolchains(context.Background(), c, digestmemo.Memo{})
+	run := executor.New(context.Background(), executor.Options{})
+	got, err := Toolchains(context.Background(), c, digestmemo.Memo{}, run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +468,7 @@ func TestToolchainsFromTheirPath(t *testing.T) {
 		t.Errorf("Toolchains = %+v", got)
 	}
 	c.Toolchains[0].Path = ".toolchains/missing"
-	_, err = Toolchains(context.Background(), c, digestmemo.Memo{})
+	_, err = Toolchains(context.Background(), c, digestmemo.Memo{}, run)
 	var te *ToolchainError
 	if !errors.As(err, &te) || !strings.Contains(err.Error(), "its folder .toolchains/missing (path in release.toml) is not there") {
 		t.Errorf("Toolchains with a missing folder = %v", err)

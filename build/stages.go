@@ -33,6 +33,9 @@ type SourcesStage struct {
 	// Workspaces is filled with the prepared sources, for the stages that
 	// read them (the pipeline shares one value between them).
 	Workspaces Workspaces
+	// Runner runs the toolchains' version commands: the build's executor,
+	// so they run in the steps' sandbox.
+	Runner StepRunner
 }
 
 // Workspaces maps each source name to its prepared folder: the pinned tree
@@ -53,7 +56,7 @@ func (s SourcesStage) Run(ctx context.Context, r *release.Release) error {
 		Config: r.Config, Lock: r.Lock, LockFile: r.LockFile, Relock: s.Relock,
 		Fetcher: &source.Fetcher{ProjectDir: r.Config.Dir, CacheDir: r.CacheDir, Logger: r.Logger},
 		Scratch: r.Scratch, Logger: r.Logger, Digests: digestmemo.Memo{Dir: release.DigestsDir(r.CacheDir)},
-		Trees: treeMemo(r),
+		Trees: treeMemo(r), Runner: s.Runner,
 	})
 	if err != nil {
 		return err

@@ -3,12 +3,16 @@ package build
 import (
 	"context"
 	"errors"
-	"github.com/mkrelease/mkrelease/internal/digestmemo"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mkrelease/mkrelease/build/executor"
+	"github.com/mkrelease/mkrelease/internal/digestmemo"
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
@@ -95,7 +99,7 @@ func TestToolchainIdentity(t *testing.T) {
 	// replaced below must be seen through the memo.
 	memo := digestmemo.Memo{Dir: t.TempDir()}
 	want := checksum.Bytes([]byte("#!/bin/sh\necho 'fakecc 1.0'\n# build 1\n"))
-	got, err := Toolchains(context.Background(), f.c, memo)
+	got, err := Toolchains(context.Background(), f.c, memo, executor.New(context.Background(), executor.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +107,7 @@ func TestToolchainIdentity(t *testing.T) {
 		t.Errorf("Toolchains = %+v, want version %q, sha256 %s of %s", got, "fakecc 1.0", want, f.script)
 	}
 	other := f.install(t, "# build 2\n")
-	got, err = Toolchains(context.Background(), f.c, memo)
+	got, err = Toolchains(context.Background(), f.c, memo, executor.New(context.Background(), executor.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +116,7 @@ func TestToolchainIdentity(t *testing.T) {
 	}
 
 	f.c.Toolchains[0].Command = []string{"no-such-fakecc", "--version"}
-	_, err = Toolchains(context.Background(), f.c, memo)
+	_, err = Toolchains(context.Background(), f.c, memo, executor.New(context.Background(), executor.Options{}))
 	var te *ToolchainError
 	if !errors.As(err, &te) || !strings.Contains(err.Error(), "toolchain fakecc: `no-such-fakecc --version` failed: no-such-fakecc: no such program on the steps' PATH") {
 		t.Errorf("a command that is not there: %v", err)
@@ -127,7 +131,7 @@ func TestActionKeyFollowsToolchainExecutable(t *testing.T) {
 	memo := digestmemo.Memo{Dir: t.TempDir()}
 	key := func() string {
 		t.Helper()
-		tcs, err := Toolchains(context.Background(), f.c, memo)
+		tcs, err := Toolchains(context.Background(), f.c, memo, executor.New(context.Background(), executor.Options{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,5 +233,77 @@ func TestToolchainDrift(t *testing.T) {
 				t.Errorf("details = %q, want %q", details, tc.details)
 			}
 		})
+	}
+}
+
+// toolchainProbe stands in for a hostile toolchain: its version line says
+// how many processes' environments hold the secret $A$B (a process of
+// mkrelease's, with the signing key's password) and how many bytes of the
+// file $KEYFILE (the project's signing key) it could read.
+const toolchainProbe = `#!/bin/sh
+n=$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\0' '\n' | grep -c "$A$B")
+k=$(cat "$KEYFILE" 2>/dev/null | wc -c)
+echo "probe secrets=$n key=$k"
+`
+
+// TestToolchainCommandIsSandboxed: a toolchain's version command runs in
+// the steps' sandbox: it reads no process's environment (the password of
+// the signing key in mkrelease's) and no project file (the signing key).
+// The control runs the same command on the host, where it reads both.
+func TestToolchainCommandIsSandboxed(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the sandbox is Linux's")
+	}
+	run := executor.New(context.Background(), executor.Options{})
+	if !run.Sandbox().Isolated {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no sandbox on CI: %s", run.Sandbox().Reason)
+		}
+		t.Skipf("no sandbox here: %s", run.Sandbox().Reason)
+	}
+	dir := t.TempDir()
+	key := filepath.Join(dir, ".mkrelease", "dev.key")
+	probe := filepath.Join(dir, ".toolchains", "probe", "probe")
+	for f, content := range map[string]string{key: "-----BEGIN ENCRYPTED SIGSTORE PRIVATE KEY-----\n", probe: toolchainProbe} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A process with the password in its environment, as mkrelease's own
+	// is when CI sets it.
+	secretA, secretB := "hunter2-", strconv.Itoa(os.Getpid())
+	holder := exec.Command("sleep", "60")
+	holder.Env = append(os.Environ(), "MKRELEASE_KEY_PASSWORD="+secretA+secretB)
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { holder.Process.Kill(); holder.Wait() })
+	t.Setenv("MKRELEASE_KEY_PASSWORD", secretA+secretB)
+
+	env := map[string]string{"A": secretA, "B": secretB, "KEYFILE": key}
+	c := &config.Config{Dir: dir,
+		Toolchains: []config.Toolchain{{Name: "probe", Command: []string{"probe", "--version"}, Path: ".toolchains/probe", PerTarget: true}},
+		Targets:    []config.Target{{Name: "a", Env: env}},
+		Build:      config.Build{PassEnv: []string{"MKRELEASE_KEY_PASSWORD"}}}
+	got, err := Toolchains(context.Background(), c, digestmemo.Memo{}, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Version != "probe secrets=0 key=0" {
+		t.Errorf("in the sandbox the toolchain command saw: %+v, want secrets=0 key=0", got)
+	}
+
+	// The control: on the host the same command finds both.
+	cmd := exec.Command(probe, "--version")
+	cmd.Env = append(os.Environ(), "A="+secretA, "B="+secretB, "KEYFILE="+key)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(out), "probe secrets=") || strings.Contains(string(out), "secrets=0") || strings.Contains(string(out), "key=0") {
+		t.Errorf("control on the host printed %q: the probe proves nothing", out)
 	}
 }

@@ -78,8 +78,8 @@ func BuildStages(relock string, compile build.CompileStage, signer provenance.Si
 	compile.Workspaces = ws
 	facts := release.Facts{Sandbox: sb, Dependencies: closures.Dependencies}
 	return []Stage{
-		attest.PrepareStage{Signer: signer, First: true},   // a key that will sign gets ready meanwhile (scrypt)
-		build.SourcesStage{Relock: relock, Workspaces: ws}, // verify every input against release.lock first
+		attest.PrepareStage{Signer: signer, First: true},                             // a key that will sign gets ready meanwhile (scrypt)
+		build.SourcesStage{Relock: relock, Workspaces: ws, Runner: compile.Executor}, // verify every input against release.lock first
 		compile, // run the steps per target, sandboxed, through the action cache
 		targetsStage{ // per target: the wheels, then (while the next target's wheels are written) the closure and bundle
 			wheels:   assemble.Stage{Workspaces: ws},                // the wheels, their platform tags, then the pair check

@@ -106,6 +106,10 @@ type Action struct {
 	// Isolation is the [Sandbox.Level] the action runs under; it is part of
 	// the key.
 	Isolation string
+	// Stdout, when set, also receives the command's standard output alone
+	// ([Result.Log] has both streams): a toolchain's version line. Not part
+	// of the key.
+	Stdout io.Writer
 }
 
 // Key is the sha256 of everything that determines the action's outputs.
@@ -270,6 +274,9 @@ func (e *Executor) Run(ctx context.Context, a Action, p Paths) (Result, error) {
 	cmd.Env = envList(env)
 	var log lockedBuffer
 	cmd.Stdout, cmd.Stderr = &log, &log
+	if a.Stdout != nil {
+		cmd.Stdout = io.MultiWriter(&log, a.Stdout)
+	}
 
 	// The step's processes die with mkrelease (a parent-death signal, which
 	// the kernel ties to the thread that started them: keep this goroutine
