@@ -118,9 +118,11 @@ func Paths(ctx context.Context, paths []string, o Options) (*Report, error) {
 			var rel *dist.Release
 			if rel, err = dist.Open(ctx, filepath.Dir(p)); err == nil {
 				it := newItem(p, "provenance")
-				for _, c := range checkProvenance(rel, o).Checks {
+				pf := checkProvenance(rel, o)
+				for _, c := range pf.Checks {
 					it.check(c.Name, c.Findings...)
 				}
+				it.Warnings = append(it.Warnings, pf.Warnings()...)
 				items = []Item{it.Item}
 			}
 		case c.Kind == dist.KindWheel || dist.ClaimsWheel(base):
@@ -424,6 +426,7 @@ func Release(ctx context.Context, rel *dist.Release, o Options) (*Folder, error)
 	for _, c := range folder.Provenance.Checks {
 		it.check(c.Name, c.Findings...)
 	}
+	it.Warnings = append(it.Warnings, folder.Provenance.Warnings()...)
 	for _, e := range evidences {
 		c := rel.Classify(e)
 		bundleName := rel.Names.Bundle(c.Target)

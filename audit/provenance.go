@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"crypto"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/provenance"
+	"github.com/mkrelease/mkrelease/provenance/attest"
 )
 
 // Options are what an audit trusts and compares with.
@@ -91,6 +93,7 @@ func checkProvenance(rel *dist.Release, o Options) ProvenanceFacts {
 	// says how the build ran even when its subjects do not match.
 	if res, err := v.Verify(env, provenance.WithoutArtifactsUnsafe()); err == nil {
 		pf.Signed, pf.KeyID, pf.Statement, pf.SHA256 = true, res.KeyID, res.Statement, checksum.Bytes(env)
+		pf.UnsignedParts = unsignedParts(name, res.Provenance)
 	}
 	files := map[string]string{}
 	for _, a := range rel.Files(dist.TopLevel()) {
@@ -226,10 +229,67 @@ type ProvenanceFacts struct {
 	// (set when Signed).
 	Statement []byte
 	SHA256    string
+	// UnsignedParts are the parts of a merged release that no trusted key
+	// vouched for (mkrelease merge --allow-unsigned-parts), as the signed
+	// statement records them (set only when Signed; see [unsignedParts]).
+	UnsignedParts []dist.ManifestPart
 	// Findings say what did not hold about the statement itself (the
 	// provenance check's findings), as a policy quotes them.
 	Findings []Finding
 	// Checks are the checks verify reports: provenance,
 	// provenance-bundle and, given a lock, provenance-lock.
 	Checks []Check
+}
+
+// Warnings say what the signed provenance vouches for without a trusted
+// signature behind it: each part of a merged release that no trusted key
+// vouched for. The statement verifies, so verify does not fail on them;
+// the default release policy refuses to publish such a release
+// ([build.parts_signed]).
+func (pf ProvenanceFacts) Warnings() []string {
+	var out []string
+	for _, u := range pf.UnsignedParts {
+		what := "a part"
+		if len(u.Targets) > 0 {
+			what = "the part of " + strings.Join(u.Targets, ", ") + " (part.json sha256 " + u.PartSHA256 + ")"
+		}
+		out = append(out, fmt.Sprintf("%s: %s was merged without a trusted signature (%s), with mkrelease merge --allow-unsigned-parts: nothing shows who built it, and the default release policy refuses to publish it",
+			pf.File, what, u.Reason))
+	}
+	return out
+}
+
+// unsignedParts reads the parts a merged release's provenance (file)
+// records as taken without a trusted signature: its
+// buildDefinition.internalParameters.unsigned_parts, a list of
+// {"targets", "part_sha256", "reason"}. None when there is no such record;
+// a record that is not of that shape is one part, its reason saying what
+// is wrong, so that it is never read as "every part signed".
+func unsignedParts(file string, p provenance.Provenance) []dist.ManifestPart {
+	raw, ok := p.InternalParameters[attest.UnsignedPartsParameter]
+	if !ok {
+		return nil
+	}
+	malformed := func(why string) []dist.ManifestPart {
+		return []dist.ManifestPart{{Targets: []string{}, Reason: file + ": buildDefinition.internalParameters." + attest.UnsignedPartsParameter + " " + why}}
+	}
+	data, err := json.Marshal(raw)
+	if err != nil {
+		return malformed("cannot be read: " + err.Error())
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var parts []dist.ManifestPart
+	if err := dec.Decode(&parts); err != nil {
+		return malformed("is malformed: " + err.Error())
+	}
+	if len(parts) == 0 {
+		return malformed("is present but lists no part")
+	}
+	for i, u := range parts {
+		if len(u.Targets) == 0 || u.PartSHA256 == "" || u.Reason == "" {
+			return malformed(fmt.Sprintf("[%d] lacks its targets, part_sha256 or reason", i))
+		}
+	}
+	return parts
 }

@@ -31,8 +31,8 @@ const (
 	// their digests and sizes, and its records (artifacts.json,
 	// manifest.json) read.
 	CheckFiles = "part-files"
-	// CheckStatement: the part statement names this part.json and, when
-	// trusted keys are configured, is signed by one of them.
+	// CheckStatement: keys are trusted (or unsigned parts allowed); the
+	// part statement names this part.json and is signed by a trusted key.
 	CheckStatement = "part-statement"
 	// CheckRelease: the part was built from this release.toml and
 	// release.lock, by this mkrelease, with the other parts' epoch.
@@ -52,20 +52,43 @@ type Part struct {
 	// Folder is the part's build output, loaded.
 	Folder *dist.Release
 	// Statement is the digest of the part statement ("" when the part has
-	// none); KeyID the trusted key that signed it ("" when no keys are
-	// configured).
+	// none); KeyID the trusted key whose signature on it verified ("" when
+	// none did: the part has no statement, or no key was trusted to check
+	// it, and [CheckOptions.AllowUnsigned] let it in).
 	Statement string
 	KeyID     string
 }
+
+// Why no trusted key vouches for a part, as [Unsigned] records it.
+const (
+	// ReasonNoStatement: the part carries no part statement.
+	ReasonNoStatement = "no part statement"
+	// ReasonNotChecked: the part carries a statement, but no key was
+	// trusted to check its signature.
+	ReasonNotChecked = "part statement not checked: no trusted key"
+)
+
+// Verified reports whether a trusted key's signature on the part
+// statement verified.
+func (p *Part) Verified() bool { return p.KeyID != "" }
 
 // CheckOptions are what parts are checked against.
 type CheckOptions struct {
 	// Config and Lock are the release the parts must be of.
 	Config *config.Config
 	Lock   *lock.Lock
-	// Trusted are the keys a part statement must be signed by; when there
-	// are any, a part without a statement is refused.
+	// Trusted are the keys a part statement must be signed by. Merge takes
+	// no part on trust: without any, Check refuses the parts, unless
+	// AllowUnsigned.
 	Trusted []crypto.PublicKey
+	// AllowUnsigned takes the parts no trusted key vouches for: a part
+	// without a statement, and, when no key is trusted, every part (the
+	// subject of its statement is checked, its signature cannot be). A
+	// statement that a trusted key does not verify is refused all the
+	// same: it is signed, by another key. The merged release records
+	// such parts ([Unsigned]) and the default release policy refuses to
+	// publish it.
+	AllowUnsigned bool
 }
 
 // Check loads and checks the part folders dirs for a merge: each must be
@@ -76,6 +99,7 @@ type CheckOptions struct {
 // every problem, each naming the part and the field. It writes nothing.
 func Check(ctx context.Context, dirs []string, opts CheckOptions) ([]*Part, error) {
 	rep := &finding.Report{Subject: "parts"}
+	checkTrust(opts, rep)
 	var parts []*Part
 	for _, d := range dirs {
 		p, err := load(ctx, d, opts, rep)
@@ -132,8 +156,27 @@ func load(ctx context.Context, dir string, opts CheckOptions, rep *finding.Repor
 		return nil, nil
 	}
 	checkFiles(p, rep)
-	checkStatement(p, opts.Trusted, rep)
+	checkStatement(p, opts, rep)
 	return p, nil
+}
+
+// checkTrust refuses a merge with no trusted key, unless unsigned parts
+// are allowed: without a key, no part's signature can be checked, and
+// taking the parts as they come would let anyone who can write a part
+// folder choose the release's wheels.
+func checkTrust(opts CheckOptions, rep *finding.Report) {
+	rep.Run(CheckStatement)
+	if len(opts.Trusted) > 0 || opts.AllowUnsigned {
+		return
+	}
+	file := "release.toml"
+	if opts.Config != nil && opts.Config.File != "" {
+		file = opts.Config.File
+	}
+	rep.Add(finding.Finding{Check: CheckStatement, File: file, Member: "[signing] trusted_keys",
+		Msg: "no trusted key to check the parts' signatures with, and merge takes no part on trust: " +
+			"pass the public key of each machine that built a part (--trusted-key PUB.pem, repeatable) or list them in [signing] trusted_keys; " +
+			"or accept parts no trusted key vouches for with --allow-unsigned-parts (manifest.json and the provenance record it, and the default release policy refuses to publish such a release)"})
 }
 
 // checkFiles compares the folder with part.json's list.
@@ -174,14 +217,15 @@ func checkFiles(p *Part, rep *finding.Report) {
 }
 
 // checkStatement checks the part statement: its subject is this
-// part.json, and when keys are trusted, one of them signed it.
-func checkStatement(p *Part, trusted []crypto.PublicKey, rep *finding.Report) {
-	rep.Run(CheckStatement)
+// part.json, and when keys are trusted, one of them signed it. A part
+// without a statement is refused unless unsigned parts are allowed.
+func checkStatement(p *Part, opts CheckOptions, rep *finding.Report) {
+	trusted := opts.Trusted
 	at := filepath.Join(p.Dir, dist.PartStatementFile)
 	env, err := os.ReadFile(at)
 	if errors.Is(err, fs.ErrNotExist) {
-		if len(trusted) > 0 {
-			rep.Add(finding.Finding{Check: CheckStatement, File: at, Msg: "missing: trusted keys are configured, so every part must be signed (build it with a [signing] key or --key)"})
+		if !opts.AllowUnsigned {
+			rep.Add(finding.Finding{Check: CheckStatement, File: at, Msg: "missing: every part must be signed by a trusted key (build it with a [signing] key or --key), or be accepted unsigned with --allow-unsigned-parts"})
 		}
 		return
 	}

@@ -2,9 +2,10 @@ package part
 
 // Test helpers for the external tests of package part_test.
 var (
-	MakePart   = makePart
-	DevKey     = devKey
-	TestConfig = testConfig
+	MakePart     = makePart
+	MakePartWith = makePartWith
+	DevKey       = devKey
+	TestConfig   = testConfig
 )
 
 // Digests of the configuration the test parts are built from.

@@ -24,8 +24,9 @@ import (
 // (wheels, bundle, build outputs) from the part that holds it, and the
 // release notes, into the staging folder, each checked against its digest
 // as it is copied, and sets the epoch and the manifest the later stages
-// write and sign (its build facts the weakest part's, see [Weakest]).
-// Parts must have passed [Check].
+// write and sign (its build facts the weakest part's, see [Weakest], and
+// the parts no trusted key vouched for, see [Unsigned]). Parts must have
+// passed [Check].
 type JoinStage struct {
 	Parts []*Part
 }
@@ -43,6 +44,7 @@ func (s JoinStage) Run(ctx context.Context, r *release.Release) error {
 	weakest := Weakest(s.Parts)
 	m := *first.Folder.Manifest
 	m.Build = weakest.Folder.Manifest.Build
+	m.Build.UnsignedParts = Unsigned(s.Parts) // what merge established, whatever a part's manifest.json says
 	m.Targets = nil
 	copied := map[string]bool{}
 	for _, t := range r.Targets {
@@ -73,6 +75,10 @@ func (s JoinStage) Run(ctx context.Context, r *release.Release) error {
 		}
 	}
 	r.Manifest = &m
+	for _, u := range m.Build.UnsignedParts {
+		r.Logger.Warn("merged a part no trusted key vouches for (--allow-unsigned-parts): manifest.json and the provenance record it, and the default release policy refuses to publish this release",
+			"targets", u.Targets, "part_sha256", u.PartSHA256, "reason", u.Reason)
+	}
 	r.Logger.Info("parts joined", "parts", len(s.Parts), "targets", len(r.Targets), "files", len(copied))
 	return nil
 }
@@ -101,6 +107,25 @@ func Weakest(parts []*Part) *Part {
 		}
 	}
 	return w
+}
+
+// Unsigned lists the parts no trusted key vouches for, in the order of
+// parts, as the merged release's manifest.json records them (and its
+// provenance, from it); nil when every part's statement verified, so that
+// a merge of signed parts writes the manifest one machine would.
+func Unsigned(parts []*Part) []dist.ManifestPart {
+	var out []dist.ManifestPart
+	for _, p := range parts {
+		if p.Verified() {
+			continue
+		}
+		reason := ReasonNoStatement
+		if p.Statement != "" {
+			reason = ReasonNotChecked
+		}
+		out = append(out, dist.ManifestPart{Targets: slices.Clone(p.Manifest.Targets), PartSHA256: p.SHA256, Reason: reason})
+	}
+	return out
 }
 
 // copy copies artifact a of part p into the staging folder and records it.
@@ -153,8 +178,11 @@ func (s SBOMStage) Run(_ context.Context, r *release.Release) error {
 
 // Provenance returns what the merged release's provenance adds for its
 // parts: each part.json as a resolved dependency, and each part's builder
-// as a byproduct (with its statement's digest and signing key when it
-// carries one), so that an auditor reads who built which targets.
+// as a byproduct (with its statement's digest when it carries one, and the
+// trusted key whose signature on it verified), so that an auditor reads
+// who built which targets. "signed" is true only for a signature a trusted
+// key verified: a statement no key was trusted to check is recorded with
+// "signature": "not checked".
 func Provenance(parts []*Part) (materials, byproducts []provenance.Dependency) {
 	for _, p := range parts {
 		m := p.Manifest
@@ -165,11 +193,13 @@ func Provenance(parts []*Part) (materials, byproducts []provenance.Dependency) {
 				"host": map[string]any{"os": m.Host.OS, "arch": m.Host.Arch}}})
 		b := provenance.Dependency{Name: "builder:" + strings.Join(m.Targets, ","), URI: m.Host.Builder,
 			Annotations: map[string]any{"targets": m.Targets, "invocation": m.Host.Invocation, "os": m.Host.OS, "arch": m.Host.Arch,
-				"sandbox": m.Sandbox.Executor().Level(), "signed": p.Statement != ""}}
+				"sandbox": m.Sandbox.Executor().Level(), "signed": p.Verified()}}
 		if p.Statement != "" {
 			b.Digest = map[string]string{"sha256": p.Statement}
-			if p.KeyID != "" {
+			if p.Verified() {
 				b.Annotations["key"] = p.KeyID
+			} else {
+				b.Annotations["signature"] = "not checked"
 			}
 		}
 		byproducts = append(byproducts, b)

@@ -11,6 +11,16 @@
 // every file it holds by sha256. A part is not signed as a release; with a
 // signing key it carries part.intoto.jsonl, a signed statement whose one
 // subject is part.json, so that merge can tell who built what.
+//
+// Merge takes no part on trust: it checks every part statement with the
+// trusted keys (--trusted-key, [signing] trusted_keys) and refuses to run
+// without one. --allow-unsigned-parts takes the parts no trusted key
+// vouches for (no statement, or no key to check it with); the merged
+// release then says so, in manifest.json (build.unsigned_parts) and in its
+// provenance (buildDefinition.internalParameters.unsigned_parts), and the
+// default release policy refuses to publish it ([build.parts_signed]). A
+// merge of parts whose statements all verified records nothing of the
+// kind: its folder is the one a single machine writes.
 package part
 
 import (

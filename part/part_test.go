@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,10 +123,11 @@ func devKey(t *testing.T) provenance.Signer {
 }
 
 // refusal runs Check and returns its finding lines, each with the folder
-// of the test replaced by $T.
+// of the test replaced by $T. Without trusted keys it allows unsigned
+// parts: the refusals it is given are about something else.
 func refusal(t *testing.T, root string, dirs []string, trusted []crypto.PublicKey) []string {
 	t.Helper()
-	_, err := Check(context.Background(), dirs, CheckOptions{Config: testConfig(), Lock: &lock.Lock{SHA256: lockSHA}, Trusted: trusted})
+	_, err := Check(context.Background(), dirs, CheckOptions{Config: testConfig(), Lock: &lock.Lock{SHA256: lockSHA}, Trusted: trusted, AllowUnsigned: trusted == nil})
 	var fe *finding.Error
 	if !errors.As(err, &fe) {
 		t.Fatalf("Check = %v, want a *finding.Error", err)
@@ -164,7 +166,7 @@ func TestCheckAcceptsPartsWithOnePureWheel(t *testing.T) {
 	root := t.TempDir()
 	a := makePartWith(t, filepath.Join(root, "a"), nil, nil, "wheel", "linux-aarch64")
 	b := makePartWith(t, filepath.Join(root, "b"), nil, nil, "wheel", "linux-x86_64")
-	if _, err := Check(context.Background(), []string{a, b}, CheckOptions{Config: testConfig(), Lock: &lock.Lock{SHA256: lockSHA}}); err != nil {
+	if _, err := Check(context.Background(), []string{a, b}, CheckOptions{Config: testConfig(), Lock: &lock.Lock{SHA256: lockSHA}, AllowUnsigned: true}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -222,7 +224,7 @@ func TestCheckRefusals(t *testing.T) {
 		}, trusted, []string{"$T/a/part.intoto.jsonl: not signed by a trusted key (*): sign every part with a key [signing] trusted_keys or --trusted-key names"}},
 		{"no statement while keys are trusted", func(t *testing.T, root string) []string {
 			return []string{makePart(t, root+"/a", nil, nil, "linux-x86_64"), makePart(t, root+"/b", key, nil, "linux-aarch64")}
-		}, trusted, []string{"$T/a/part.intoto.jsonl: missing: trusted keys are configured, so every part must be signed (build it with a [signing] key or --key)"}},
+		}, trusted, []string{"$T/a/part.intoto.jsonl: missing: every part must be signed by a trusted key (build it with a [signing] key or --key), or be accepted unsigned with --allow-unsigned-parts"}},
 		{"a pure wheel whose bytes differ between parts", func(t *testing.T, root string) []string {
 			return []string{makePartWith(t, root+"/a", nil, nil, "wheel", "linux-x86_64"), makePartWith(t, root+"/b", nil, nil, "other wheel", "linux-aarch64")}
 		}, nil, []string{"$T/b/" + pureWheel + ": a pure-Python wheel (py3-none-any, one file for every target) whose bytes differ from part $T/a's (sha256 " + checksum.Bytes([]byte("other wheel")) + ", not " + checksum.Bytes([]byte("wheel")) + "): the parts were not built from the same inputs"}},
@@ -327,7 +329,7 @@ func TestCheckMetadataFiles(t *testing.T) {
 	dirs := []string{makePart(t, root+"/a", nil, with(local), "linux-x86_64"), makePart(t, root+"/b", nil, with(other), "linux-aarch64")}
 	c := testConfig()
 	c.MetadataFiles = []config.FileDigest{{Path: "py/pyproject.toml", SHA256: local}}
-	_, err := Check(context.Background(), dirs, CheckOptions{Config: c, Lock: &lock.Lock{SHA256: lockSHA}})
+	_, err := Check(context.Background(), dirs, CheckOptions{Config: c, Lock: &lock.Lock{SHA256: lockSHA}, AllowUnsigned: true})
 	var fe *finding.Error
 	if !errors.As(err, &fe) {
 		t.Fatalf("Check = %v, want a *finding.Error", err)
@@ -335,5 +337,90 @@ func TestCheckMetadataFiles(t *testing.T) {
 	want := "b/part.json: config.metadata_files_sha256.py/pyproject.toml: " + other + ", but py/pyproject.toml is " + local + ": the part was built from another py/pyproject.toml"
 	if !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "a/part.json") {
 		t.Errorf("Check = %v\nwant only the finding %s", err, want)
+	}
+}
+
+// TestCheckTrust: merge takes no part on trust. Without a trusted key it
+// refuses (exit 1), naming the missing trust and the remedies, unless
+// unsigned parts are allowed; allowed, the parts no trusted key vouches
+// for are the ones [Unsigned] lists, with why, and a statement by a key
+// that is not trusted is refused all the same.
+func TestCheckTrust(t *testing.T) {
+	key, other := devKey(t), devKey(t)
+	trusted := []crypto.PublicKey{key.Public()}
+	const noTrust = "release.toml: [signing] trusted_keys: no trusted key to check the parts' signatures with, and merge takes no part on trust: " +
+		"pass the public key of each machine that built a part (--trusted-key PUB.pem, repeatable) or list them in [signing] trusted_keys; " +
+		"or accept parts no trusted key vouches for with --allow-unsigned-parts (manifest.json and the provenance record it, and the default release policy refuses to publish such a release)"
+	const missing = ": missing: every part must be signed by a trusted key (build it with a [signing] key or --key), or be accepted unsigned with --allow-unsigned-parts"
+	tests := []struct {
+		name          string
+		signers       [2]provenance.Signer // of the x86_64 part, the aarch64 part
+		trusted       []crypto.PublicKey
+		allowUnsigned bool
+		refused       []string // the finding lines; none: accepted
+		unsigned      []string // accepted: "TARGET REASON" of each part Unsigned lists
+	}{
+		{"signed parts, no trusted key", [2]provenance.Signer{key, key}, nil, false, []string{noTrust}, nil},
+		{"unsigned parts, no trusted key", [2]provenance.Signer{nil, nil}, nil, false,
+			[]string{noTrust, "$T/a/part.intoto.jsonl" + missing, "$T/b/part.intoto.jsonl" + missing}, nil},
+		{"signed parts, the key trusted", [2]provenance.Signer{key, key}, trusted, false, nil, nil},
+		{"an unsigned part, the key trusted", [2]provenance.Signer{key, nil}, trusted, false, []string{"$T/b/part.intoto.jsonl" + missing}, nil},
+		{"an unsigned part allowed, the key trusted", [2]provenance.Signer{key, nil}, trusted, true, nil,
+			[]string{"linux-aarch64 " + ReasonNoStatement}},
+		{"signed and unsigned parts allowed, no trusted key", [2]provenance.Signer{key, nil}, nil, true, nil,
+			[]string{"linux-x86_64 " + ReasonNotChecked, "linux-aarch64 " + ReasonNoStatement}},
+		{"a statement by an untrusted key, unsigned parts allowed", [2]provenance.Signer{other, nil}, trusted, true,
+			[]string{"$T/a/part.intoto.jsonl: not signed by a trusted key (*): sign every part with a key [signing] trusted_keys or --trusted-key names"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			dirs := []string{makePart(t, root+"/a", tt.signers[0], nil, "linux-x86_64"), makePart(t, root+"/b", tt.signers[1], nil, "linux-aarch64")}
+			parts, err := Check(context.Background(), dirs, CheckOptions{Config: testConfig(), Lock: &lock.Lock{SHA256: lockSHA}, Trusted: tt.trusted, AllowUnsigned: tt.allowUnsigned})
+			if tt.refused != nil {
+				var fe *finding.Error
+				if !errors.As(err, &fe) || fe.ExitCode() != 1 {
+					t.Fatalf("Check = %v, want a refusal with exit status 1", err)
+				}
+				var got []string
+				for _, l := range strings.Split(err.Error(), "\n")[1:] {
+					if !strings.HasPrefix(l, "\thint:") {
+						got = append(got, strings.ReplaceAll(strings.TrimPrefix(l, "  "), root, "$T"))
+					}
+				}
+				if len(got) != len(tt.refused) {
+					t.Fatalf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.refused, "\n"))
+				}
+				for i := range got {
+					if !match(tt.refused[i], got[i]) {
+						t.Errorf("finding %d:\n got %s\nwant %s", i, got[i], tt.refused[i])
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Check = %v, want the parts accepted", err)
+			}
+			var got []string
+			sha := map[string]string{}
+			for _, p := range parts {
+				sha[p.Manifest.Targets[0]] = p.SHA256
+			}
+			for _, u := range Unsigned(parts) {
+				got = append(got, strings.Join(u.Targets, ",")+" "+u.Reason)
+				if u.PartSHA256 != sha[u.Targets[0]] {
+					t.Errorf("unsigned part %v: part_sha256 %s, want its part.json's %s", u.Targets, u.PartSHA256, sha[u.Targets[0]])
+				}
+			}
+			if !slices.Equal(got, tt.unsigned) {
+				t.Errorf("Unsigned = %q, want %q", got, tt.unsigned)
+			}
+			for _, p := range parts {
+				signedByKey := p.Manifest.Targets[0] == "linux-x86_64" && tt.signers[0] == key || p.Manifest.Targets[0] == "linux-aarch64" && tt.signers[1] == key
+				if want := signedByKey && tt.trusted != nil; p.Verified() != want {
+					t.Errorf("part %v: Verified() = %v, want %v", p.Manifest.Targets, p.Verified(), want)
+				}
+			}
+		})
 	}
 }

@@ -54,7 +54,7 @@ func (s Stage) Run(ctx context.Context, r *release.Release) error {
 	sha := checksum.Bytes(data)
 	r.Artifacts.Add(dist.Artifact{Kind: dist.KindPart, Path: dist.PartFile, SHA256: sha, Size: int64(len(data))})
 	if s.Signer == nil {
-		r.Logger.Warn("the part is not signed (no signing key): merge cannot tell who built it, and refuses it when trusted keys are configured")
+		r.Logger.Warn("the part is not signed (no signing key): merge cannot tell who built it, and refuses it unless told --allow-unsigned-parts")
 		return nil
 	}
 	st, err := Statement(m, sha)

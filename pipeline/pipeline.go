@@ -200,9 +200,13 @@ type MergeOptions struct {
 	// Parts are the part folders.
 	Parts []string
 	Out   string
-	// Trusted are the keys a part statement must be signed by (none: any
-	// part is taken, signed or not).
+	// Trusted are the keys a part statement must be signed by; without
+	// any the merge is refused, unless AllowUnsigned.
 	Trusted []crypto.PublicKey
+	// AllowUnsigned takes the parts no trusted key vouches for
+	// ([part.CheckOptions.AllowUnsigned]); the merged release records
+	// them, in manifest.json and its provenance.
+	AllowUnsigned bool
 	// Signer signs the merged release's provenance.
 	Signer provenance.Signer
 	Getenv func(string) string
@@ -225,8 +229,9 @@ func MergeStages(parts []*part.Part, sign attest.Stage) []Stage {
 
 // Merge checks the parts and joins them into one release folder, o.Out,
 // byte for byte what one machine building every target writes (but for
-// the signed provenance). A part that does not pass [part.Check] refuses
-// the merge before anything is written.
+// the signed provenance) when every part's statement verified with a
+// trusted key. A part that does not pass [part.Check] refuses the merge
+// before anything is written.
 func Merge(ctx context.Context, o MergeOptions) (*release.Release, []*part.Part, error) {
 	if err := release.CheckOutput(o.Out); err != nil {
 		return nil, nil, err
@@ -238,7 +243,7 @@ func Merge(ctx context.Context, o MergeOptions) (*release.Release, []*part.Part,
 			}
 		}
 	}
-	parts, err := part.Check(ctx, o.Parts, part.CheckOptions{Config: o.Config, Lock: o.Lock, Trusted: o.Trusted})
+	parts, err := part.Check(ctx, o.Parts, part.CheckOptions{Config: o.Config, Lock: o.Lock, Trusted: o.Trusted, AllowUnsigned: o.AllowUnsigned})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -136,6 +136,25 @@ var ruleTests = []struct {
 		in.Provenance.Sandbox = Sandbox{}
 	}, []string{"[provenance.signed] provenance vexl-0.3.0.intoto.jsonl is not signed by a trusted key"}},
 
+	// build.parts_signed
+	{"merged from unsigned parts", func(in *Input) {
+		in.Provenance.UnsignedParts = []UnsignedPart{
+			{Targets: []string{x86}, PartSHA256: strings.Repeat("5", 64), Reason: "no part statement"},
+			{Targets: []string{arm, "macos-arm64"}, PartSHA256: strings.Repeat("6", 64), Reason: "part statement not checked: no trusted key"},
+		}
+	}, []string{ // in the order of their messages, as every rule's denials
+		"[build.parts_signed] the part of linux-aarch64, macos-arm64 (part.json sha256 " + strings.Repeat("6", 64) + ") was merged without a trusted signature (part statement not checked: no trusted key), with mkrelease merge --allow-unsigned-parts",
+		"[build.parts_signed] the part of linux-x86_64 (part.json sha256 " + strings.Repeat("5", 64) + ") was merged without a trusted signature (no part statement), with mkrelease merge --allow-unsigned-parts",
+	}},
+	{"unsigned parts are refused even where unsandboxed builds are allowed", func(in *Input) {
+		in.Parameters.AllowUnsandboxed = true
+		in.Provenance.UnsignedParts = []UnsignedPart{{Targets: []string{x86}, PartSHA256: strings.Repeat("5", 64), Reason: "no part statement"}}
+	}, []string{"[build.parts_signed] the part of linux-x86_64 (part.json sha256 " + strings.Repeat("5", 64) + ") was merged without a trusted signature (no part statement), with mkrelease merge --allow-unsigned-parts"}},
+	{"parts of an untrusted provenance are not judged", func(in *Input) {
+		in.Provenance.SignedByTrustedKey, in.Provenance.KeyID = false, ""
+		in.Provenance.UnsignedParts = []UnsignedPart{{Targets: []string{x86}, PartSHA256: strings.Repeat("5", 64), Reason: "no part statement"}}
+	}, []string{"[provenance.signed] provenance vexl-0.3.0.intoto.jsonl is not signed by a trusted key"}},
+
 	// evidence.* facts
 	{"no targets", func(in *Input) { in.Release.Targets = nil },
 		[]string{"[evidence.present] the release names no targets"}},
@@ -516,7 +535,7 @@ func TestInputJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{`"targets": []`, `"artifacts": []`, `"findings": []`, `"evidence": []`, `"published_versions": []`} {
+	for _, s := range []string{`"targets": []`, `"artifacts": []`, `"findings": []`, `"evidence": []`, `"published_versions": []`, `"unsigned_parts": []`} {
 		if !strings.Contains(string(out), s) {
 			t.Errorf("JSON() of an empty input lacks %s:\n%s", s, out)
 		}

@@ -104,6 +104,23 @@ type Provenance struct {
 	// only a statement signed by a trusted key is read, so it is the zero
 	// value (not isolated) unless SignedByTrustedKey.
 	Sandbox Sandbox `json:"sandbox"`
+	// UnsignedParts are the parts of a merged release that no trusted
+	// key vouched for (mkrelease merge --allow-unsigned-parts), as the
+	// statement records them in buildDefinition.internalParameters
+	// .unsigned_parts; empty for a release built on one machine or merged
+	// from signed parts. Read only from a statement signed by a trusted
+	// key.
+	UnsignedParts []UnsignedPart `json:"unsigned_parts"`
+}
+
+// UnsignedPart is a part merged without a signature by a trusted key.
+type UnsignedPart struct {
+	// Targets are the targets the part held.
+	Targets []string `json:"targets"`
+	// PartSHA256 is the sha256 of its part.json.
+	PartSHA256 string `json:"part_sha256"`
+	// Reason says why no trusted key vouched for it.
+	Reason string `json:"reason"`
 }
 
 // Sandbox is how the build steps ran, as the signed provenance records it
@@ -287,6 +304,11 @@ func (in Input) normalised() Input {
 	}
 	out.Provenance.Findings = orEmpty(in.Provenance.Findings)
 	out.Provenance.Sandbox.Namespaces = orEmpty(in.Provenance.Sandbox.Namespaces)
+	out.Provenance.UnsignedParts = make([]UnsignedPart, len(in.Provenance.UnsignedParts))
+	for i, p := range in.Provenance.UnsignedParts {
+		p.Targets = orEmpty(p.Targets)
+		out.Provenance.UnsignedParts[i] = p
+	}
 	out.Evidence = make([]Evidence, len(in.Evidence))
 	for i, e := range in.Evidence {
 		e.Findings = orEmpty(e.Findings)

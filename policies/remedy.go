@@ -44,6 +44,10 @@ func remedyText(rule string) string {
 		return "when the provenance's signature could not be checked, trust its key first (above); otherwise the " +
 			"release folder changed after it was built: `mkrelease verify dist` names the files that differ, and " +
 			"`mkrelease build` makes them again"
+	case RuleBuildPartsSigned:
+		return "build each part with its machine's signing key ([signing] key, or `mkrelease build --target T --part --key KEY`) " +
+			"and merge again without --allow-unsigned-parts, trusting those keys (`mkrelease merge PART... --trusted-key PUB.pem`, " +
+			"or [signing] trusted_keys in release.toml)"
 	case RuleEvidencePresent:
 		return "gather it on a machine of the target's platform (" + evidenceRun +
 			") and bring it here with `mkrelease evidence import FILE`, then publish again"

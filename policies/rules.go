@@ -25,6 +25,10 @@ const (
 	// without a sandbox (or does not say they ran in one), and
 	// allow_unsandboxed is not set.
 	RuleBuildSandboxed = "build.sandboxed"
+	// RuleBuildPartsSigned: the signed provenance says the release was
+	// merged from parts no trusted key vouched for (mkrelease merge
+	// --allow-unsigned-parts).
+	RuleBuildPartsSigned = "build.parts_signed"
 	// RuleEvidencePresent: a target being released has no evidence (or
 	// the release names no targets).
 	RuleEvidencePresent = "evidence.present"
@@ -76,7 +80,7 @@ var defaultRules = [...]string{
 	RuleInput,
 	RuleArtifactPresent, RuleArtifactVerified,
 	RuleProvenancePresent, RuleProvenanceSigned, RuleProvenanceSubjects,
-	RuleBuildSandboxed,
+	RuleBuildSandboxed, RuleBuildPartsSigned,
 	RuleEvidencePresent, RuleEvidenceSigned, RuleEvidenceWheels, RuleEvidenceSanitised,
 	RuleEvidenceStore, RuleEvidenceAggregates, RuleEvidenceLanes, RuleEvidenceCases,
 	RuleEvidenceThroughput, RuleEvidenceOverall, RuleEvidencePhase,

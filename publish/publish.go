@@ -19,7 +19,8 @@
 //     the exact wheels of its bundle; the figures the policies see are the
 //     ones recomputed from the raw records, beside the lanes release.toml
 //     declares (each must be in the evidence); how the build steps ran (in
-//     a sandbox or not) is read from the provenance once its signature
+//     a sandbox or not, and for a merged release, which parts no trusted
+//     key vouched for) is read from the provenance once its signature
 //     verifies;
 //  5. write the release notes (package notes): the folder's
 //     RELEASE_NOTES.md (the changelog's section), then a Validation

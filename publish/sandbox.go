@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/policies"
 )
 
@@ -47,6 +48,17 @@ func sandboxFacts(statement []byte) policies.Sandbox {
 		return malformed("has no \"isolated\"")
 	}
 	return policies.Sandbox{Recorded: true, Isolated: *rec.Isolated, Name: rec.Sandbox, Namespaces: rec.Namespaces, Reason: rec.Reason}
+}
+
+// unsignedParts are the parts of a merged release that no trusted key
+// vouched for, as the audit read them from the signed provenance, in the
+// policy input's terms.
+func unsignedParts(parts []dist.ManifestPart) []policies.UnsignedPart {
+	var out []policies.UnsignedPart
+	for _, u := range parts {
+		out = append(out, policies.UnsignedPart{Targets: u.Targets, PartSHA256: u.PartSHA256, Reason: u.Reason})
+	}
+	return out
 }
 
 // declaredLanes are the [[evidence.lane]] tables of release.toml, by name

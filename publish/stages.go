@@ -133,6 +133,7 @@ func (g *gate) input(context.Context) error {
 	if pf.Signed {
 		// Only a statement signed by a trusted key says how the build ran.
 		in.Provenance.Sandbox = sandboxFacts(pf.Statement)
+		in.Provenance.UnsignedParts = unsignedParts(pf.UnsignedParts)
 	}
 	for _, t := range g.targets {
 		name := g.names.Evidence(t)

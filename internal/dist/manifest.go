@@ -69,9 +69,28 @@ type ManifestOverlay struct {
 // network namespace alone; none). The sandbox's name and version, and why a
 // build was not sandboxed, are host facts: they go into the provenance, not
 // here.
+//
+// A release merged from parts (mkrelease merge) records the parts no
+// trusted key vouched for, which merge takes only with
+// --allow-unsigned-parts; a release built on one machine, or merged from
+// parts whose statements all verified, records none, and its manifest is
+// byte for byte the same.
 type ManifestBuild struct {
 	Sandboxed bool   `json:"sandboxed"`
 	Isolation string `json:"isolation"`
+	// UnsignedParts are the parts merged without a signature by a trusted
+	// key, in release.toml's target order.
+	UnsignedParts []ManifestPart `json:"unsigned_parts,omitempty"`
+}
+
+// ManifestPart names a part of a merged release: the targets it held and
+// the sha256 of its part.json, which lists every file of it by digest.
+type ManifestPart struct {
+	Targets    []string `json:"targets"`
+	PartSHA256 string   `json:"part_sha256"`
+	// Reason says why no trusted key vouched for it: the part carried no
+	// statement, or no key was trusted to check the one it carried.
+	Reason string `json:"reason"`
 }
 
 // ManifestToolchain is a toolchain identity, release.lock's entry: its

@@ -6,6 +6,8 @@
 # provenance rules refuse, and this one says nothing more.
 package mkrelease.release
 
+import data.mkrelease.lib
+
 deny contains msg if {
 	input.provenance.present == true
 	input.provenance.signed_by_trusted_key == true
@@ -21,3 +23,20 @@ _unsandboxed_reason := r if {
 } else := "the provenance does not record a sandbox" if {
 	not input.provenance.sandbox.recorded == true
 } else := "no reason recorded"
+
+# [build.parts_signed]: a release merged from parts built on several
+# machines took every part on the signature of a trusted key, as the
+# signed provenance records it: buildDefinition.internalParameters
+# .unsigned_parts lists the parts mkrelease merge --allow-unsigned-parts
+# took without one (no part statement, or no key to check it with). No
+# parameter allows it: merge the parts again with the builders' keys
+# trusted. Without a provenance signed by a trusted key the provenance
+# rules refuse, and this one says nothing more.
+deny contains msg if {
+	input.provenance.present == true
+	input.provenance.signed_by_trusted_key == true
+	some part in lib.list(input.provenance.unsigned_parts)
+	msg := sprintf("[build.parts_signed] the part of %s (part.json sha256 %s) was merged without a trusted signature (%s), with mkrelease merge --allow-unsigned-parts", [
+		concat(", ", lib.list(part.targets)), part.part_sha256, part.reason,
+	])
+}

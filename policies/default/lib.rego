@@ -211,7 +211,7 @@ input_schema := {
 		}},
 		"provenance": {
 			"type": "object",
-			"required": ["present", "file", "signed_by_trusted_key", "key_id", "subjects_match", "findings", "sandbox"],
+			"required": ["present", "file", "signed_by_trusted_key", "key_id", "subjects_match", "findings", "sandbox", "unsigned_parts"],
 			"properties": {
 				"present": {"type": "boolean"},
 				"file": {"type": "string"},
@@ -230,6 +230,15 @@ input_schema := {
 						"reason": {"type": "string"},
 					},
 				},
+				"unsigned_parts": {"type": "array", "items": {
+					"type": "object",
+					"required": ["targets", "part_sha256", "reason"],
+					"properties": {
+						"targets": {"type": "array", "items": {"type": "string"}},
+						"part_sha256": {"type": "string"},
+						"reason": {"type": "string"},
+					},
+				}},
 			},
 		},
 		"evidence": {"type": "array", "items": {"$ref": "#/definitions/evidence"}},

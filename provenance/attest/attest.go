@@ -36,6 +36,12 @@ import (
 	"github.com/mkrelease/mkrelease/sbom"
 )
 
+// UnsignedPartsParameter is the internal parameter of a merged release's
+// provenance that lists the parts no trusted key vouched for (manifest.json's
+// build.unsigned_parts: each part's targets, the sha256 of its part.json
+// and why); absent when every part's statement verified.
+const UnsignedPartsParameter = "unsigned_parts"
+
 // Stage signs the provenance with Signer; without one it is skipped.
 type Stage struct {
 	Signer provenance.Signer
@@ -196,6 +202,14 @@ func (s Stage) Provenance(r *release.Release, project pin.Project, started, fini
 	}
 	if m := r.Manifest; m != nil {
 		p.ResolvedDependencies = append(p.ResolvedDependencies, Materials(m, project)...)
+		if len(m.Build.UnsignedParts) > 0 {
+			// A merge that took parts no trusted key vouched for says so
+			// where a verifier looks: the user's choice among the external
+			// parameters (a verifier that does not expect it refuses), and
+			// which parts, and why, among the internal ones.
+			p.ExternalParameters["allow_unsigned_parts"] = true
+			p.InternalParameters[UnsignedPartsParameter] = m.Build.UnsignedParts
+		}
 	}
 	p.ResolvedDependencies = append(p.ResolvedDependencies, s.Materials...)
 	p.Byproducts = append(p.Byproducts, s.Byproducts...)
