@@ -429,25 +429,16 @@ func Release(ctx context.Context, rel *dist.Release, o Options) (*Folder, error)
 	it.Warnings = append(it.Warnings, folder.Provenance.Warnings()...)
 	for _, e := range evidences {
 		c := rel.Classify(e)
-		bundleName := rel.Names.Bundle(c.Target)
+		// The evidence must be for exactly the wheels of its target's
+		// bundle. Without a bundle that checks out (its problems are its
+		// own findings) nothing shows which wheels it is for: the
+		// identity check says so.
 		var ws map[string]string
-		exact := false
-		if facts, ok := folder.Bundles[bundleName]; ok {
-			// A bundle that does not check out is the bundle's own
-			// finding; the evidence is then compared with the wheels
-			// beside it.
-			if ws = facts.Wheels(); len(ws) > 0 {
-				exact = true
-			}
-		}
-		if !exact {
-			ws = map[string]string{}
-			for _, w := range wheels {
-				ws[w] = known[w]
-			}
+		if facts, ok := folder.Bundles[rel.Names.Bundle(c.Target)]; ok {
+			ws = facts.Wheels()
 		}
 		a, _ := rel.File(e)
-		ei, rep, err := evidenceAudit(ctx, filepath.Join(dir, e), a, ws, exact, o)
+		ei, rep, err := evidenceAudit(ctx, filepath.Join(dir, e), a, ws, o)
 		if err != nil {
 			return nil, err
 		}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/mkrelease/mkrelease/evidence/runner"
-	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
 )
 
@@ -14,23 +13,25 @@ import (
 // SHA256SUMS, sanitising, raw records, store, every aggregate recomputed
 // from the records, the run identity and the signed statements. The
 // identity is checked against the exact wheels the evidence must be for:
-// those of the target's bundle when it lies beside the evidence (every one
-// of them, and nothing else), else the wheels beside it that the run names.
+// those of the target's bundle, which must lie beside the evidence and
+// check out (every one of them, and nothing else). Without it nothing
+// shows which wheels the evidence is for, and the identity check fails.
 func Evidence(ctx context.Context, path string, o Options) (Item, error) {
-	wheels, exact, err := evidenceWheels(ctx, path)
+	wheels, err := evidenceWheels(ctx, path)
 	if err != nil {
 		return newItem(path, "evidence").Item, err
 	}
-	it, _, err := evidenceAudit(ctx, path, dist.Artifact{}, wheels, exact, o)
+	it, _, err := evidenceAudit(ctx, path, dist.Artifact{}, wheels, o)
 	return it, err
 }
 
-// evidenceAudit checks the evidence archive at path against wheels
-// (exactly those when exact). known, when its digest is set, is the
-// archive as its folder was loaded.
-func evidenceAudit(ctx context.Context, path string, known dist.Artifact, wheels map[string]string, exact bool, o Options) (Item, *runner.Report, error) {
+// evidenceAudit checks the evidence archive at path against wheels, the
+// exact wheels of its target's bundle (none when the bundle cannot be
+// read: a finding). known, when its digest is set, is the archive as its
+// folder was loaded.
+func evidenceAudit(ctx context.Context, path string, known dist.Artifact, wheels map[string]string, o Options) (Item, *runner.Report, error) {
 	it := newItem(path, "evidence")
-	rep, err := runner.Check(ctx, path, runner.CheckOptions{TrustedKeys: o.TrustedKeys, Wheels: wheels, ExactWheels: exact,
+	rep, err := runner.Check(ctx, path, runner.CheckOptions{TrustedKeys: o.TrustedKeys, Wheels: wheels,
 		ArchiveSHA256: known.SHA256, ArchiveSize: known.Size})
 	if err != nil {
 		return it.Item, nil, err
@@ -54,29 +55,27 @@ func evidenceAudit(ctx context.Context, path string, known dist.Artifact, wheels
 }
 
 // evidenceWheels finds what the evidence at path must be for: the wheels
-// and dependencies of the target's bundle beside it (exact), else every
-// wheel file beside it (the run must have installed those it names).
-func evidenceWheels(ctx context.Context, path string) (map[string]string, bool, error) {
+// of the target's bundle beside it, its pair and its closure; nil when
+// there is no such bundle or it does not check out (the identity check
+// then fails, naming it; a bundle's own problems are its own findings).
+// Wheel files beside the evidence are no substitute: they are not the
+// closure the run installed, and any could be dropped there.
+func evidenceWheels(ctx context.Context, path string) (map[string]string, error) {
 	dir := filepath.Dir(path)
 	c, names := dist.Guess(filepath.Base(path))
 	if c.Kind != dist.KindEvidence {
-		return nil, false, &UsageError{Msg: path + ": not an evidence archive name (" + dist.NamesOf("NAME", "VERSION").Evidence("TARGET") + ")"}
+		return nil, &UsageError{Msg: path + ": not an evidence archive name (" + dist.NamesOf("NAME", "VERSION").Evidence("TARGET") + ")"}
 	}
 	bundlePath := filepath.Join(dir, names.Bundle(c.Target))
-	if _, err := os.Stat(bundlePath); err == nil {
-		// A bundle that does not check out is the bundle's own finding;
-		// the evidence is then compared with the wheels beside it.
-		if wheels, err := runner.BundleWheels(ctx, bundlePath); err == nil && len(wheels) > 0 {
-			return wheels, true, nil
-		}
+	if _, err := os.Stat(bundlePath); err != nil {
+		return nil, nil
 	}
-	wheels := map[string]string{}
-	for _, w := range dist.WheelFiles(dir) {
-		sha, _, err := checksum.File(w)
-		if err != nil {
-			return nil, false, err
+	wheels, err := runner.BundleWheels(ctx, bundlePath)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		wheels[filepath.Base(w)] = sha
+		return nil, nil
 	}
-	return wheels, false, nil
+	return wheels, nil
 }

@@ -29,8 +29,9 @@ var evidenceCheck = map[string]string{
 // evidenceFacts turns the audit's check of target's evidence archive
 // name (rep; nil when the folder holds no such archive) into the policy
 // input's facts. wheels are the exact wheels of the target's bundle (nil
-// when the bundle cannot be read); they must also be the published ones
-// (digests, by file name).
+// when the bundle cannot be read), which the audit checked the evidence
+// against (without them, its identity check failed); they must also be
+// the published ones (digests, by file name).
 func evidenceFacts(name, target string, checked *runner.Report, wheels, digests map[string]string, keys []crypto.PublicKey) policies.Evidence {
 	e := policies.Evidence{Target: target, File: name}
 	if checked == nil {
@@ -43,9 +44,6 @@ func evidenceFacts(name, target string, checked *runner.Report, wheels, digests 
 	e.SignedByTrustedKey, e.WheelsMatch, e.Sanitised, e.StoreIntact, e.AggregatesMatch = true, true, true, true, true
 	if len(keys) == 0 {
 		rep.Findings = append(rep.Findings, runner.Finding{Check: runner.CheckSignature, File: name, Msg: "no trusted key to check the signatures with: pass --key PUB.pem or list it in [signing] trusted_keys"})
-	}
-	if wheels == nil {
-		rep.Findings = append(rep.Findings, runner.Finding{Check: runner.CheckIdentity, File: name, Msg: "the target's bundle cannot be read, so the wheels the evidence is for cannot be compared"})
 	}
 	// The wheels published beside the bundle must be the ones in it, which
 	// the evidence was taken on.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,8 +16,10 @@ import (
 	"github.com/mkrelease/mkrelease/channel"
 	"github.com/mkrelease/mkrelease/evidence/runner"
 	"github.com/mkrelease/mkrelease/evidence/stats"
+	"github.com/mkrelease/mkrelease/evidence/store"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
+	"github.com/mkrelease/mkrelease/internal/evidencetest"
 	"github.com/mkrelease/mkrelease/policies"
 	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/wheel"
@@ -380,5 +383,41 @@ func TestRunThroughADestination(t *testing.T) {
 	}
 	if !res.Input.Channel.Exists {
 		t.Error("the policy input does not say the destination exists")
+	}
+}
+
+// Evidence whose target's bundle is not in the folder is compared with no
+// wheels, never with the wheels beside it: its identity fails once, naming
+// the bundle, and the policy refuses it as evidence for other wheels.
+func TestRunEvidenceWithoutItsBundle(t *testing.T) {
+	dir := t.TempDir()
+	key := writeProvenance(t, dir, nil)
+	whl := filepath.Join(dir, "vexl-0.3.0-py3-none-any.whl")
+	sha, _, err := checksum.File(whl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evidencetest.Write(t, dir, "vexl", "0.3.0", "linux-x86_64", []store.FileDigest{{Name: filepath.Base(whl), SHA256: sha}})
+	cfg := &config.Config{File: "release.toml", Project: config.Project{NormalizedName: "vexl", Version: "0.3.0"},
+		Targets: []config.Target{{Name: "linux-x86_64"}}}
+	res, err := Run(t.Context(), Options{Config: cfg, Dist: dir, To: filepath.Join(t.TempDir(), "channel"),
+		TrustedKeys: []crypto.PublicKey{key}, DryRun: true})
+	if res == nil || err == nil {
+		t.Fatalf("Run = %v, want a refusal", err)
+	}
+	e := res.Input.Evidence[0]
+	var identity []policies.EvidenceFinding
+	for _, f := range e.Findings {
+		if f.Check == "identity" {
+			identity = append(identity, f)
+		}
+	}
+	want := []policies.EvidenceFinding{{Check: "identity", File: "vexl-0.3.0-linux-x86_64.tar.gz",
+		Message: "the wheels of the target's bundle are not known (it is not beside the evidence, or does not check out), so nothing shows which wheels the evidence is for: check the evidence beside its bundle"}}
+	if !e.Present || e.WheelsMatch || !reflect.DeepEqual(identity, want) {
+		t.Errorf("evidence present %v, wheels match %v, identity findings %+v; want present, not matching, %+v", e.Present, e.WheelsMatch, identity, want)
+	}
+	if !slices.ContainsFunc(res.Decision.Denials, func(d policies.Denial) bool { return d.Rule == policies.RuleEvidenceWheels }) {
+		t.Errorf("denials %+v, want an [%s] one", res.Decision.Denials, policies.RuleEvidenceWheels)
 	}
 }

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/mkrelease/mkrelease/channel"
+	"github.com/mkrelease/mkrelease/evidence/store"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/evidencetest"
 	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/wheel"
 )
@@ -148,5 +150,50 @@ func TestChannelPage(t *testing.T) {
 	}
 	if !strings.Contains(text.String(), "verification summary demo-1.0.vsa.intoto.jsonl: PASSED, policy https://example.org/policies sha256:"+hex('9')+", 1 subjects, signature verified\n") {
 		t.Errorf("summary:\n%s", text.String())
+	}
+}
+
+// TestChannelEvidenceNeedsTheBundle: evidence published without its
+// target's bundle is checked against no wheels, never against the wheels
+// published beside it: the identity check fails, naming the bundle, even
+// when those wheels are the ones the run installed.
+func TestChannelEvidenceNeedsTheBundle(t *testing.T) {
+	dir := t.TempDir()
+	fn, err := wheel.NewFilename("demo", "1.0", "py3", "none", "any")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := wheel.Write(context.Background(), &wheel.Contents{Name: fn,
+		DistInfo: []wheel.Member{{Path: "METADATA", Data: []byte("Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n"), Mode: 0o644},
+			{Path: "WHEEL", Data: []byte("Wheel-Version: 1.0\nGenerator: mkrelease-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"), Mode: 0o644}},
+		Epoch: 1793491200}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sha, _, err := checksum.File(res.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := evidencetest.Write(t, dir, "demo", "1.0", "t1", []store.FileDigest{{Name: filepath.Base(res.Path), SHA256: sha}})
+	dest := filepath.Join(t.TempDir(), "ch")
+	if _, err := channel.Publish(context.Background(), dest, channel.Release{Project: "demo", Version: "1.0", Assets: []string{res.Path, ev}}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := FromChannel(context.Background(), dest, ChannelOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "identity: demo-1.0-t1.tar.gz: the wheels of the target's bundle are not known (it is not beside the evidence, or does not check out), so nothing shows which wheels the evidence is for: check the evidence beside its bundle"
+	if len(r.Evidence) != 1 || r.Evidence[0].OK || !slices.Contains(r.Evidence[0].Findings, want) {
+		t.Fatalf("evidence %+v\nwant it refused with %q", r.Evidence, want)
+	}
+	var identity []string
+	for _, f := range r.Evidence[0].Findings {
+		if strings.HasPrefix(f, "identity: ") {
+			identity = append(identity, f)
+		}
+	}
+	if len(identity) != 1 {
+		t.Errorf("identity findings %q, want only %q", identity, want)
 	}
 }

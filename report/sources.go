@@ -153,23 +153,22 @@ func FromChannel(ctx context.Context, dest string, o ChannelOptions) (*Report, e
 }
 
 // channelEvidence checks an evidence archive published in dir against the
-// wheels of its target's bundle beside it.
+// exact wheels of its target's bundle beside it. A bundle that is not
+// published there, or does not check out, leaves no wheels to compare:
+// the identity check fails, and the evidence with it.
 func channelEvidence(ctx context.Context, dir string, a Asset, target string, names dist.Names, keys []crypto.PublicKey, b Bounds) (Evidence, error) {
 	path := filepath.Join(dir, a.Name)
 	o := runner.CheckOptions{TrustedKeys: keys, ArchiveSHA256: a.SHA256, ArchiveSize: a.Size}
-	if wheels, err := runner.BundleWheels(ctx, filepath.Join(dir, names.Bundle(target))); err == nil && len(wheels) > 0 {
-		o.Wheels, o.ExactWheels = wheels, true
+	if wheels, err := runner.BundleWheels(ctx, filepath.Join(dir, names.Bundle(target))); err == nil {
+		o.Wheels = wheels
+	} else if ctx.Err() != nil {
+		return Evidence{}, ctx.Err()
 	}
 	rep, err := runner.Check(ctx, path, o)
 	if err != nil {
 		return Evidence{}, fmt.Errorf("report: checking %s: %w", path, err)
 	}
-	e := EvidenceOf(target, a.Name, rep, b)
-	if o.Wheels == nil {
-		e.OK = false
-		e.Findings = append(e.Findings, "identity: "+names.Bundle(target)+": the target's bundle is not published beside the evidence, so the wheels it is for cannot be compared")
-	}
-	return e, nil
+	return EvidenceOf(target, a.Name, rep, b), nil
 }
 
 // readVSA reads a verification summary, verifying its signature when a

@@ -43,15 +43,12 @@ const (
 type CheckOptions struct {
 	// TrustedKeys may sign the evidence statements.
 	TrustedKeys []crypto.PublicKey
-	// Wheels, when set, are the exact wheels (file name → sha256) the
-	// evidence must be for: every one must be in its run identity with that
-	// digest.
+	// Wheels are the exact wheels (file name → sha256) the evidence must
+	// be for: those of the target's bundle ([BundleWheels]), its pair and
+	// its closure. The run identity must name every one with that digest,
+	// and no other. None (a caller that could not read the bundle) is a
+	// finding: nothing then shows which wheels the evidence is for.
 	Wheels map[string]string
-	// ExactWheels says Wheels are all the wheels the run may have
-	// installed (a bundle's): a wheel of the run identity that is not
-	// among them is a finding too. Otherwise only the wheels of Wheels
-	// that the run names are compared, and at least one must be.
-	ExactWheels bool
 	// Private is what must not appear in it (default: this machine's).
 	Private *sanitize.Private
 	// ArchiveSHA256 (hex, either case) and ArchiveSize are the archive's
@@ -285,9 +282,7 @@ func Check(ctx context.Context, archive string, o CheckOptions) (*Report, error)
 	if len(ident) > 0 && (json.Compact(&manifestIdent, m.Identity) != nil || !bytes.Equal(ident, manifestIdent.Bytes())) {
 		rep.Addf(CheckIdentity, dist.ManifestFile, "the run identity differs from the store's")
 	}
-	if o.Wheels != nil {
-		checkWheels(rep, run, o.Wheels, o.ExactWheels)
-	}
+	checkWheels(rep, run, o.Wheels, base)
 
 	rep.Run(CheckSignature)
 	checkStatements(rep, archive, strings.ToLower(o.ArchiveSHA256), run, o.TrustedKeys, sum)
@@ -414,9 +409,18 @@ func checkStatements(rep *Report, archive, archiveSHA string, run store.Run, key
 	}
 }
 
-// checkWheels compares the wheels of the run identity with the wheels the
-// evidence must be for.
-func checkWheels(rep *Report, run store.Run, want map[string]string, exact bool) {
+// checkWheels compares the wheels of the run identity with the exact
+// wheels the evidence (the archive named base) must be for: each with its
+// digest, and no other.
+func checkWheels(rep *Report, run store.Run, want map[string]string, base string) {
+	if len(want) == 0 {
+		bundle := dist.NamesOf("NAME", "VERSION").Bundle("TARGET")
+		if c, names := dist.Guess(base); c.Kind == dist.KindEvidence {
+			bundle = names.Bundle(c.Target)
+		}
+		rep.Addf(CheckIdentity, bundle, "the wheels of the target's bundle are not known (it is not beside the evidence, or does not check out), so nothing shows which wheels the evidence is for: check the evidence beside its bundle")
+		return
+	}
 	have := map[string]string{}
 	for _, w := range run.Wheels {
 		have[w.Name] = w.SHA256
@@ -426,29 +430,20 @@ func checkWheels(rep *Report, run store.Run, want map[string]string, exact bool)
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	compared := 0
 	for _, n := range names {
 		sha := want[n]
 		got, ok := have[n]
 		switch {
-		case !ok && exact:
-			rep.Addf(CheckIdentity, n, "the evidence is not for this wheel: its run did not install it")
 		case !ok:
+			rep.Addf(CheckIdentity, n, "the evidence is not for this wheel: its run did not install it")
 		case got != sha:
-			compared++
 			rep.Add(Finding{Check: CheckIdentity, File: n, Want: sha, Got: got,
 				Msg: fmt.Sprintf("the evidence is for sha256 %s, this wheel is %s: evidence for other wheels; run mkrelease evidence run on this build", got, sha)})
-		default:
-			compared++
 		}
 	}
-	if exact {
-		for _, w := range run.Wheels {
-			if _, ok := want[w.Name]; !ok {
-				rep.Addf(CheckIdentity, w.Name, "the run installed this wheel, which is not in the bundle")
-			}
+	for _, w := range run.Wheels {
+		if _, ok := want[w.Name]; !ok {
+			rep.Addf(CheckIdentity, w.Name, "the run installed this wheel, which is not in the bundle")
 		}
-	} else if compared == 0 {
-		rep.Addf(CheckIdentity, "", "no wheel the run installed is beside the evidence, so nothing shows which wheels it is for: verify it beside the target's bundle or wheels")
 	}
 }

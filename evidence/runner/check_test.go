@@ -118,7 +118,7 @@ func (f *fixture) pack(t *testing.T) string {
 func (f *fixture) check(t *testing.T, archive string) *Report {
 	t.Helper()
 	private := sanitize.FromSystem()
-	rep, err := Check(context.Background(), archive, CheckOptions{TrustedKeys: f.keys, Wheels: f.wheels, ExactWheels: true, Private: &private})
+	rep, err := Check(context.Background(), archive, CheckOptions{TrustedKeys: f.keys, Wheels: f.wheels, Private: &private})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,31 +211,41 @@ func TestCheckStoreMissingRow(t *testing.T) {
 	}
 }
 
-// TestCheckOtherWheels: evidence for another digest of a wheel, or for a
-// run that did not install one of the bundle's wheels, is refused.
+// TestCheckOtherWheels: the run identity must name exactly the wheels of
+// the bundle, each with its digest: evidence for another digest of a
+// wheel, for a run that did not install one of the bundle's wheels or
+// installed another, and evidence checked without the bundle's wheels,
+// are refused.
 func TestCheckOtherWheels(t *testing.T) {
 	f := newFixture(t)
 	archive := filepath.Join(f.o.Dist, f.name+".tar.gz")
+	const unknown = "identity: demo-1.0-linux-x86_64.tar.gz: the wheels of the target's bundle are not known (it is not beside the evidence, or does not check out), so nothing shows which wheels the evidence is for: check the evidence beside its bundle\n"
 	tests := []struct {
 		name   string
 		wheels map[string]string
-		exact  bool
 		want   string
 	}{
-		{"other digest", map[string]string{wheelA: hex64('f'), wheelB: hex64('b')}, true,
+		{"the bundle's wheels exactly", map[string]string{wheelA: hex64('a'), wheelB: hex64('b')}, ""},
+		{"other digest", map[string]string{wheelA: hex64('f'), wheelB: hex64('b')},
 			"identity: " + wheelA + ": the evidence is for sha256 " + hex64('a') + ", this wheel is " + hex64('f') + ": evidence for other wheels; run mkrelease evidence run on this build\n"},
-		{"wheel not installed", map[string]string{wheelA: hex64('a'), wheelB: hex64('b'), "new-1.0-py3-none-any.whl": hex64('1')}, true,
+		{"wheel not installed", map[string]string{wheelA: hex64('a'), wheelB: hex64('b'), "new-1.0-py3-none-any.whl": hex64('1')},
 			"identity: new-1.0-py3-none-any.whl: the evidence is not for this wheel: its run did not install it\n"},
-		{"installed wheel not in the bundle", map[string]string{wheelA: hex64('a')}, true,
+		{"installed wheel not in the bundle", map[string]string{wheelA: hex64('a')},
 			"identity: " + wheelB + ": the run installed this wheel, which is not in the bundle\n"},
-		{"loose wheels, other digest", map[string]string{wheelB: hex64('0')}, false,
-			"identity: " + wheelB + ": the evidence is for sha256 " + hex64('b') + ", this wheel is " + hex64('0') + ": evidence for other wheels; run mkrelease evidence run on this build\n"},
-		{"loose wheels, none of them", map[string]string{"x-1-py3-none-any.whl": hex64('1')}, false,
-			"identity: : no wheel the run installed is beside the evidence, so nothing shows which wheels it is for: verify it beside the target's bundle or wheels\n"},
+		// What a lax match took: some of the run's wheels, the others
+		// not compared.
+		{"a subset of the run's wheels", map[string]string{wheelB: hex64('b')},
+			"identity: " + wheelA + ": the run installed this wheel, which is not in the bundle\n"},
+		{"none of the run's wheels", map[string]string{"x-1-py3-none-any.whl": hex64('1')},
+			"identity: x-1-py3-none-any.whl: the evidence is not for this wheel: its run did not install it\n" +
+				"identity: " + wheelA + ": the run installed this wheel, which is not in the bundle\n" +
+				"identity: " + wheelB + ": the run installed this wheel, which is not in the bundle\n"},
+		{"no wheels", nil, unknown},
+		{"an empty set of wheels", map[string]string{}, unknown},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := Check(context.Background(), archive, CheckOptions{TrustedKeys: f.keys, Wheels: tt.wheels, ExactWheels: tt.exact})
+			rep, err := Check(context.Background(), archive, CheckOptions{TrustedKeys: f.keys, Wheels: tt.wheels})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -366,7 +376,7 @@ func TestCheckKnownDigest(t *testing.T) {
 				t.Fatal(err)
 			}
 			private := sanitize.FromSystem()
-			o := CheckOptions{TrustedKeys: f.keys, Wheels: f.wheels, ExactWheels: true, Private: &private}
+			o := CheckOptions{TrustedKeys: f.keys, Wheels: f.wheels, Private: &private}
 			hashed, err := Check(context.Background(), archive, o)
 			if err != nil {
 				t.Fatal(err)
@@ -399,7 +409,7 @@ func TestCheckKnownDigest(t *testing.T) {
 	}
 	t.Run("the digest given is the one compared", func(t *testing.T) {
 		wrong := hex64('9')
-		rep, err := Check(context.Background(), archive, CheckOptions{TrustedKeys: f.keys, Wheels: f.wheels, ExactWheels: true, ArchiveSHA256: wrong, ArchiveSize: size})
+		rep, err := Check(context.Background(), archive, CheckOptions{TrustedKeys: f.keys, Wheels: f.wheels, ArchiveSHA256: wrong, ArchiveSize: size})
 		if err != nil {
 			t.Fatal(err)
 		}

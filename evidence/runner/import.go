@@ -77,7 +77,7 @@ func Import(ctx context.Context, path string, o ImportOptions) (*Report, error) 
 	if err != nil {
 		return nil, fmt.Errorf("evidence import: %w", err)
 	}
-	rep, err := Check(ctx, path, CheckOptions{TrustedKeys: o.TrustedKeys, Wheels: wheels, ExactWheels: true})
+	rep, err := Check(ctx, path, CheckOptions{TrustedKeys: o.TrustedKeys, Wheels: wheels})
 	if err != nil {
 		return nil, err
 	}
