@@ -34,10 +34,6 @@ type matcher struct {
 	anyQuad bool
 	first   [256][]anchor
 	reach   int // the largest reach of any rule
-	// inv: the matcher also reports the invisible characters (see
-	// isInvisible) it meets between matches, as hits of no rule. Their
-	// first two bytes are in pairs, and they skip the quads filter.
-	inv bool
 }
 
 // anchors returns the literals of the rules, longest first; ties keep
@@ -100,15 +96,6 @@ func newMatcher(ruleSets ...[]*rule) *matcher {
 	return m
 }
 
-// withInvisible makes m report invisible characters too (see inv).
-func (m *matcher) withInvisible() *matcher {
-	for k := range m.pairs {
-		m.pairs[k] |= invisiblePairs[k]
-	}
-	m.inv = true
-	return m
-}
-
 // quadHash hashes four bytes (little-endian) to 16 bits.
 func quadHash(q uint32) uint32 { return q * 0x9E3779B1 >> 16 }
 
@@ -134,8 +121,7 @@ func caseVariants(c byte, fold bool) []byte {
 	return []byte{c}
 }
 
-// hitFunc receives a match of rule r at data[i:i+n], or, with r nil, an
-// invisible character there (from a matcher withInvisible).
+// hitFunc receives a match of rule r at data[i:i+n].
 type hitFunc func(i, n int, r *rule, excerpt string)
 
 // scan reports the matches that start in data[start:end], none before
@@ -152,10 +138,6 @@ func (m *matcher) scan(data []byte, start, end, skip int, hit hitFunc) int {
 		}
 		if n := m.try(data, i, hit); n > 0 {
 			skip = i + n
-		} else if m.inv && data[i] >= 0xC0 {
-			if n := invisibleAt(data, i); n > 0 {
-				hit(i, n, nil, "")
-			}
 		}
 	}
 }
@@ -179,13 +161,13 @@ func (m *matcher) next(d []byte, i int) int {
 			continue
 		}
 		for j := i; j < i+7; j++ {
-			if m.pairAt(d, j) && (m.quadAt(d, j) || m.inv && d[j] >= 0xC0) {
+			if m.pairAt(d, j) && m.quadAt(d, j) {
 				return j
 			}
 		}
 	}
 	for ; i+1 < len(d); i++ {
-		if m.pairAt(d, i) && (m.quadAt(d, i) || m.inv && d[i] >= 0xC0) {
+		if m.pairAt(d, i) && m.quadAt(d, i) {
 			return i
 		}
 	}
@@ -264,22 +246,21 @@ type stream struct {
 	start int   // the first position of buf not scanned yet
 	skip  int   // the position before which no match may start
 	hit   func(off int64, n int, r *rule, excerpt string)
-	// scanned, when set, receives the stream's bytes as the rounds are
-	// done with them, in order, each piece ending after any invisible
-	// character reported in it.
-	scanned func(seg []byte)
-	fed     int64 // the stream offset up to which scanned has the bytes
-	invEnd  int64 // the stream offset after the last invisible character reported
-	// focus, when set, limits a round to the positions from which a
-	// match may reach one of the stream offsets it returns for the round's
-	// bytes [from, to) (in increasing order, each inside the range): the
-	// reach bytes before each of them.
-	focus func(from, to int64) []int64
+	// focus, when set, limits a round to the stream positions it returns
+	// for the round's scannable positions [from, to): ranges [a, b),
+	// sorted by a (they may overlap).
+	focus  func(from, to int64, buf [][2]int64) [][2]int64
+	ranges [][2]int64
 }
 
 func newStream(m *matcher, chunk int, hit func(off int64, n int, r *rule, excerpt string)) *stream {
 	chunk = max(chunk, 2*lookbehind)
 	return &stream{m: m, buf: make([]byte, lookbehind+m.reach+chunk), hit: hit}
+}
+
+// reset makes s ready for a new stream, keeping its buffer.
+func (s *stream) reset() {
+	s.n, s.base, s.start, s.skip = 0, 0, 0, 0
 }
 
 // write adds p to the stream.
@@ -304,33 +285,18 @@ func (s *stream) round(eof bool) {
 		end -= s.m.reach
 	}
 	base := s.base
-	hit := func(i, n int, r *rule, ex string) {
-		if r == nil {
-			s.invEnd = base + int64(i+n)
-		}
-		s.hit(base+int64(i), n, r, ex)
-	}
+	hit := func(i, n int, r *rule, ex string) { s.hit(base+int64(i), n, r, ex) }
 	if s.focus == nil {
 		s.skip = s.m.scan(data, s.start, end, s.skip, hit)
-	} else {
+	} else if s.start < end {
 		lo := s.start
-		for _, q := range s.focus(base, base+int64(len(data))) {
-			at := int(q - base)
-			from, to := max(lo, at-s.m.reach), min(end, at)
+		s.ranges = s.focus(base+int64(s.start), base+int64(end), s.ranges[:0])
+		for _, rg := range s.ranges {
+			from, to := max(lo, int(max(rg[0]-base, 0))), min(end, int(min(rg[1]-base, int64(end))))
 			if from < to {
 				s.skip = s.m.scan(data, from, to, s.skip, hit)
+				lo = to
 			}
-			lo = max(lo, to)
-		}
-	}
-	if s.scanned != nil {
-		to := max(int64(end), min(s.invEnd-base, int64(len(data))))
-		if eof {
-			to = int64(len(data))
-		}
-		if from := s.fed - base; from < to {
-			s.scanned(data[from:to])
-			s.fed = base + to
 		}
 	}
 	if eof {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -71,12 +72,16 @@ func FuzzScan(f *testing.F) {
 		}
 		last := int64(-1)
 		for _, fd := range got {
-			if fd.Offset < 0 || fd.Offset >= int64(len(data)) || fd.Offset <= last {
+			if fd.Offset < 0 || fd.Offset >= int64(len(data)) || fd.Offset < last {
 				t.Fatalf("finding %v: offset out of the input (%d bytes) or out of order", fd, len(data))
 			}
 			last = fd.Offset
 			if !utf8.ValidString(fd.Excerpt) || len(fd.Excerpt) > 100 {
 				t.Fatalf("finding %v: excerpt not short valid UTF-8", fd)
+			}
+			if fd.Decoded != "" {
+				// Found in decoded text: checked by the decoders' tests.
+				continue
 			}
 			o, ok := ors[fd.Kind]
 			if !ok {
@@ -100,6 +105,9 @@ func FuzzScan(f *testing.F) {
 			t.Fatalf("String is not idempotent: %q → %q → %q", data, out, again)
 		}
 		for _, fd := range s.scanString(out) {
+			if decodedFurther(fd) {
+				continue // String leaves what only decoding finds: the Scanner rejects it
+			}
 			switch {
 			case fd.Kind == KindUserName, fd.Kind == KindHostName, fd.Kind == KindPrivatePath,
 				fd.Excerpt == HomePlaceholder, fd.Excerpt == TempPlaceholder:
@@ -107,6 +115,12 @@ func FuzzScan(f *testing.F) {
 			}
 		}
 	})
+}
+
+// decodedFurther reports a finding String does not replace: in what a run
+// of base64 or hex digits decodes to, or across joined values.
+func decodedFurther(fd Finding) bool {
+	return strings.Contains(fd.Decoded, "base64") || strings.Contains(fd.Decoded, "hex") || strings.Contains(fd.Decoded, "joined")
 }
 
 // withoutInvisible returns b without its invisible characters.

@@ -33,3 +33,12 @@ func chars(n int, seed byte) string {
 // filler is clean text put before a case so that chunk boundaries fall at
 // every position of the match.
 func filler() string { return strings.Repeat("lorem ipsum dolor; ", 12) }
+
+// normalised returns s as the normaliser turns it.
+func normalised(s string) string {
+	var out []byte
+	n := normaliser{emit: func(seg []byte) { out = append(out, seg...) }}
+	n.write([]byte(s))
+	n.close()
+	return string(out)
+}

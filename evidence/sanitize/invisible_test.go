@@ -28,17 +28,16 @@ func TestIsInvisible(t *testing.T) {
 		if !isInvisible(c.r) {
 			t.Errorf("isInvisible(%U %s) = false", c.r, c.name)
 		}
-		b := []byte(string(c.r))
-		if n := invisibleAt(append(b, 'x'), 0); n != len(b) {
-			t.Errorf("invisibleAt(%U %s) = %d, want %d", c.r, c.name, n, len(b))
+		if got := normalised("x" + string(c.r) + "y"); got != "xy" {
+			t.Errorf("normalised x%Uy (%s) = %q, want %q", c.r, c.name, got, "xy")
 		}
 	}
 	for _, r := range []rune{'a', ' ', 0xA0 /* no-break space: a visible gap */, 0xE9, 0x2028, 0x4E00, 0x1F600, utf8.RuneError} {
 		if isInvisible(r) {
 			t.Errorf("isInvisible(%U) = true", r)
 		}
-		if n := invisibleAt(append([]byte(string(r)), 'x'), 0); n != 0 {
-			t.Errorf("invisibleAt(%U) = %d, want 0", r, n)
+		if in := "x" + string(r) + "y"; r != 0xA0 && normalised(in) != in {
+			t.Errorf("normalised x%Uy = %q, want it unchanged", r, normalised(in))
 		}
 	}
 }
@@ -66,7 +65,13 @@ func split(s, inv string, k int) string {
 
 func splitCases() []splitCase {
 	var cs []splitCase
+	// A credential split by invisible characters is found in the
+	// normalised text; one beside them in the bytes as they are.
+	const removed = "invisible characters removed"
 	f := func(off int, kind, excerpt string) []Finding {
+		return []Finding{{File: "f", Offset: int64(off), Kind: kind, Excerpt: excerpt, Decoded: removed}}
+	}
+	raw := func(off int, kind, excerpt string) []Finding {
 		return []Finding{{File: "f", Offset: int64(off), Kind: kind, Excerpt: excerpt}}
 	}
 	gh := "gh" + "p_" + chars(36, 1)
@@ -111,14 +116,14 @@ func splitCases() []splitCase {
 			want: f(15, KindBearerToken, "Bearer [redacted]"), secret: bearer[28:]},
 		splitCase{name: "two split tokens", in: split(gh, zw, 10) + " and " + split(npm, zw, 10),
 			want: []Finding{
-				{File: "f", Offset: 0, Kind: KindGitHubToken, Excerpt: "ghp_[redacted]"},
-				{File: "f", Offset: int64(len(split(gh, zw, 10)) + 5), Kind: KindNPMToken, Excerpt: "npm_[redacted]"},
+				{File: "f", Offset: 0, Kind: KindGitHubToken, Excerpt: "ghp_[redacted]", Decoded: removed},
+				{File: "f", Offset: int64(len(split(gh, zw, 10)) + 5), Kind: KindNPMToken, Excerpt: "npm_[redacted]", Decoded: removed},
 			}, secret: npm[4:]},
 		// An invisible character beside a whole token: the token is found
 		// as it is, once.
-		splitCase{name: "invisible character before a token", in: "x" + zw + gh, want: f(4, KindGitHubToken, "ghp_[redacted]"), secret: gh[4:]},
-		splitCase{name: "invisible character after a token", in: gh + zw + "x", want: f(0, KindGitHubToken, "ghp_[redacted]"), secret: gh[4:]},
-		splitCase{name: "invisible characters around an aws key id", in: "id" + zw + aws + zw + "x", want: f(5, KindAWSAccessKeyID, "AKIA[redacted]"), secret: aws[4:]},
+		splitCase{name: "invisible character before a token", in: "x" + zw + gh, want: raw(4, KindGitHubToken, "ghp_[redacted]"), secret: gh[4:]},
+		splitCase{name: "invisible character after a token", in: gh + zw + "x", want: raw(0, KindGitHubToken, "ghp_[redacted]"), secret: gh[4:]},
+		splitCase{name: "invisible characters around an aws key id", in: "id" + zw + aws + zw + "x", want: raw(5, KindAWSAccessKeyID, "AKIA[redacted]"), secret: aws[4:]},
 		// Not credentials once the invisible characters are out.
 		splitCase{name: "inside a word", in: "x" + split(gh, zw, 3)},
 		splitCase{name: "too short", in: split(gh[:len(gh)-1], zw, 5) + " "},
@@ -183,9 +188,9 @@ func TestScanSplitLargeFile(t *testing.T) {
 	b.WriteString(split(npm, "\u2060", 3))
 	got := scanWith(t, Private{}.Scanner(), b.String(), defaultChunk)
 	want := []Finding{
-		{File: "f", Offset: int64(off1), Kind: KindGitHubToken, Excerpt: "ghp_[redacted]"},
+		{File: "f", Offset: int64(off1), Kind: KindGitHubToken, Excerpt: "ghp_[redacted]", Decoded: "invisible characters removed"},
 		{File: "f", Offset: int64(off2), Kind: KindHomePath, Excerpt: "/home/[redacted]"},
-		{File: "f", Offset: int64(off3), Kind: KindNPMToken, Excerpt: "npm_[redacted]"},
+		{File: "f", Offset: int64(off3), Kind: KindNPMToken, Excerpt: "npm_[redacted]", Decoded: "invisible characters removed"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v\nwant %v", got, want)
@@ -213,7 +218,7 @@ func TestScanTreeSplitCredential(t *testing.T) {
 	}
 	want := []Finding{
 		{File: "lane/" + split(gh, "\u200d", 20), Offset: -1, Kind: KindGitHubToken, Excerpt: "name: ghp_[redacted]"},
-		{File: "lane/log.txt", Offset: 10, Kind: KindGitHubToken, Excerpt: "ghp_[redacted]"},
+		{File: "lane/log.txt", Offset: 10, Kind: KindGitHubToken, Excerpt: "ghp_[redacted]", Decoded: "invisible characters removed"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ScanTree =\n%v\nwant\n%v", got, want)
@@ -229,25 +234,25 @@ func TestEnvRedactsSplitCredential(t *testing.T) {
 	}
 }
 
-// merge keeps both scans' findings in offset order, once each, and counts
-// what is past maxFindings.
-func TestMerge(t *testing.T) {
-	raw := collector{name: "f"}
-	split := collector{name: "f"}
+// The collector keeps one finding per offset and kind (the one of the
+// lowest priority), in offset order, and counts what is past maxFindings.
+func TestCollector(t *testing.T) {
+	c := collector{name: "f"}
 	for i := range maxFindings + 3 {
-		raw.add(int64(10*i), KindHomePath, "/home/[redacted]")
+		c.add(int64(10*i), int64(10*i+8), KindHomePath, "/home/[redacted]", "", prioRaw)
 	}
-	split.add(5, KindGitHubToken, "ghp_[redacted]")
-	split.add(10, KindHomePath, "/home/[redacted]") // the same finding as raw's: kept once
-	got := merge(&raw, &split)
+	c.add(5, 45, KindGitHubToken, "ghp_[redacted]", "base64", prioRun)
+	c.add(10, 18, KindHomePath, "/home/[redacted]", "escape sequences decoded", prioNormalised) // raw's: kept once
+	c.add(9, 18, KindHomePath, "/home/[redacted]", "escape sequences decoded", prioNormalised)  // covers raw's at 10: left out
+	c.add(5, 45, KindGitHubToken, "ghp_[redacted]", "", prioRaw)                               // replaces the decoded one
+	got := c.result()
 	if len(got) != maxFindings+1 {
 		t.Fatalf("%d findings, want %d", len(got), maxFindings+1)
 	}
-	if got[0].Offset != 0 || got[1].Offset != 5 || got[2].Offset != 10 || got[3].Offset != 20 {
+	if got[0].Offset != 0 || got[1].Offset != 5 || got[1].Decoded != "" || got[2].Offset != 10 || got[2].Decoded != "" || got[3].Offset != 20 {
 		t.Errorf("first findings %v", got[:4])
 	}
-	// raw kept 100 (0..990) and counted 3 (1000..1020); with the split
-	// finding at 5, 990 is past the limit too.
+	// 104 findings: 100 listed, 990 is the first of the 4 past the limit.
 	last := got[maxFindings]
 	want := Finding{File: "f", Offset: 990, Kind: KindTruncated, Excerpt: "4 more findings from here on are not listed"}
 	if last != want {

@@ -40,12 +40,19 @@ type Private struct {
 	// "/tmp/mk-123/venv" → "{venv}". A placeholder of "~" or "{tmp}" makes
 	// a folder count as a home or temporary path in findings.
 	Folders map[string]string
+	// Secrets maps the variables of the environment whose names say they
+	// hold a secret to their values (see [EnvSecrets]). The Scanner finds
+	// a value anywhere, in any encoding it decodes (KindEnvSecret, the
+	// excerpt naming the variable only); String leaves it, as it leaves
+	// every credential: evidence that holds one is rejected.
+	Secrets map[string]string
 }
 
 // FromSystem reads this machine's private values: os.UserHomeDir,
-// user.Current (else $USER, else $LOGNAME), os.Hostname and os.TempDir.
-// A value that cannot be read is left empty. Folders is empty; add the
-// run's own folders with [Private.With].
+// user.Current (else $USER, else $LOGNAME), os.Hostname, os.TempDir and
+// the secrets of the environment ([EnvSecrets] of os.Environ). A value
+// that cannot be read is left empty. Folders is empty; add the run's own
+// folders with [Private.With].
 func FromSystem() Private {
 	var p Private
 	if h, err := os.UserHomeDir(); err == nil {
@@ -66,7 +73,39 @@ func FromSystem() Private {
 		p.Host = h
 	}
 	p.Temp = os.TempDir()
+	p.Secrets = EnvSecrets(os.Environ())
 	return p
+}
+
+// EnvSecrets returns the variables of environ ("NAME=value" entries)
+// whose names say they hold a secret, with their values: names holding
+// KEY, TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL or AUTH
+// (not as part of AUTHOR: GIT_AUTHOR_NAME is none), in any case, and
+// MKRELEASE_KEY_PASSWORD. A value shorter than 8 bytes, or a number or a
+// version, is left out: ordinary text would hold it by chance.
+func EnvSecrets(environ []string) map[string]string {
+	out := map[string]string{}
+	for _, kv := range environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && secretName(k) && isSecretValue(v) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// secretName reports the names of variables that hold secrets.
+func secretName(name string) bool {
+	u := strings.ReplaceAll(strings.ToUpper(name), "AUTHOR", "")
+	if u == "MKRELEASE_KEY_PASSWORD" {
+		return true
+	}
+	for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "AUTH"} {
+		if strings.Contains(u, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // With returns a copy of p whose Folders also map path to placeholder. The
@@ -86,9 +125,16 @@ func (p Private) With(path, placeholder string) Private {
 // private value that matches at path-component (or host-name) boundaries
 // wins, and replacement continues after it. The boundary before a value
 // is judged on the text as sanitised so far, so what String returns holds
-// none of p's values by those same rules. Credentials and the generic
-// shapes of other users' paths are left as they are: the [Scanner]
-// rejects them.
+// none of p's values by those same rules.
+//
+// A value is replaced in the text as it is and also where it appears once
+// the text is normalised as the Scanner normalises it (escape sequences
+// decoded, NFKC, invisible characters taken out): the bytes it was
+// decoded from are replaced, so "\u0061lice-mbp" and "alice\u200b-mbp"
+// become "{host}". What the Scanner decodes further (runs of base64 or hex
+// digits, values joined to their neighbours) is left, and the Scanner
+// rejects it. Credentials, secrets and the generic shapes of other
+// users' paths are left as they are: the [Scanner] rejects them.
 func (p Private) String(s string) string {
 	// Recorded strings are short: trying every literal at every position
 	// costs less than building a matcher's tables.
@@ -96,6 +142,31 @@ func (p Private) String(s string) string {
 	if len(as) == 0 || len(s) < 2 {
 		return s
 	}
+	out := replacePrivate(as, s)
+	if !hasNormSpecial(out) {
+		return out
+	}
+	n := normaliser{exact: true}
+	var text []byte
+	n.emit = func(seg []byte) { text = append(text, seg...) }
+	// Each pass replaces what the last one left; a replacement never makes
+	// a new value, so this ends at once but for contrived input.
+	for range 8 {
+		n.reset()
+		text = text[:0]
+		n.write([]byte(out))
+		n.close()
+		next, changed := replaceNormalised(as, &n, text, out)
+		if !changed {
+			break
+		}
+		out = replacePrivate(as, next)
+	}
+	return out
+}
+
+// replacePrivate replaces the private values of as found in s as it is.
+func replacePrivate(as []anchor, s string) string {
 	b := []byte(s)
 	var out []byte
 	copied := 0 // b[:copied] is in out
@@ -121,6 +192,36 @@ func (p Private) String(s string) string {
 		return s
 	}
 	return string(append(out, b[copied:]...))
+}
+
+// replaceNormalised replaces in s the bytes of the private values of as
+// found in text, s normalised by n, that depend on what normalising
+// changed (see normaliser.affected): the others were found in s as it is.
+func replaceNormalised(as []anchor, n *normaliser, text []byte, s string) (string, bool) {
+	if len(n.regions) == 0 {
+		return s, false
+	}
+	var b strings.Builder
+	copied := int64(0)
+	for i := 0; i+1 < len(text); i++ {
+		m, r, _ := firstMatch(as, text[max(0, i-lookbehind):i], text[i:])
+		if m == 0 {
+			continue
+		}
+		if ok, _ := n.affected(int64(i), int64(m)); ok {
+			if from, to := n.toIn(int64(i)), n.toInEnd(int64(i+m)); from >= copied && to <= int64(len(s)) {
+				b.WriteString(s[copied:from])
+				b.WriteString(r.placeholder)
+				copied = to
+			}
+		}
+		i += m - 1
+	}
+	if copied == 0 {
+		return s, false
+	}
+	b.WriteString(s[copied:])
+	return b.String(), true
 }
 
 // Env returns the environment facts worth recording: the variables of

@@ -2,12 +2,15 @@ package sanitize
 
 import (
 	"slices"
+	"sort"
 	"strings"
 )
 
 // Finding kinds. The package documentation gives each pattern.
 const (
-	// KindPrivateKey is a PEM private key header.
+	// KindPrivateKey is a private key: a PEM header, a DER-encoded key
+	// (PKCS #8, PKCS #1, SEC 1, encrypted PKCS #8), an OpenSSH key's
+	// binary form, a PuTTY key file or an age secret key.
 	KindPrivateKey = "private-key"
 	// KindAWSAccessKeyID is an AWS access key id (AKIA…, ASIA…).
 	KindAWSAccessKeyID = "aws-access-key-id"
@@ -40,6 +43,9 @@ const (
 	KindUserName = "user-name"
 	// KindHostName is this machine's host name.
 	KindHostName = "host-name"
+	// KindEnvSecret is the value of a variable of the environment whose
+	// name says it holds a secret (see [Private.Secrets]).
+	KindEnvSecret = "environment-secret"
 	// KindNotRegular is a staged entry that is neither a folder nor a
 	// regular file (a symbolic link, a device, a pipe): it is not scanned
 	// and is a finding of its own.
@@ -185,6 +191,9 @@ func tokenRule(s tokenSpec) *rule {
 func credentialRules() []*rule {
 	return []*rule{
 		privateKeyRule(),
+		derKeyRule(),
+		encryptedDERKeyRule(),
+		keyFileRule(),
 		tokenRule(tokenSpec{kind: KindAWSAccessKeyID, lits: []string{"AKIA", "ASIA", "ABIA", "ACCA"},
 			body: isUpperAlnum, n: 16, exact: true, word: isAlnum}),
 		awsSecretRule(),
@@ -225,6 +234,207 @@ func privateKeyRule() *rule {
 			}
 			return end + 5, "-----BEGIN " + typ + "-----", true
 		}}
+}
+
+// derSequenceBefore reports whether the bytes just before w's literal
+// end a DER SEQUENCE header (30 and a short or long form length), as the
+// start of a DER-encoded key does.
+func derSequenceBefore(w window) bool {
+	switch {
+	case w.prev(2) == 0x30 && w.prev(1) >= 0 && w.prev(1) < 0x80:
+		return true
+	case w.prev(3) == 0x30 && w.prev(2) == 0x81:
+		return true
+	case w.prev(4) == 0x30 && w.prev(3) == 0x82:
+		return true
+	case w.prev(5) == 0x30 && w.prev(4) == 0x83:
+		return true
+	}
+	return false
+}
+
+// keyAlgorithms are the DER contents of the object identifiers of the
+// key algorithms a PKCS #8 private key names: rsaEncryption, RSASSA-PSS,
+// id-ecPublicKey, id-dsa, X25519, Ed25519, X448, Ed448.
+var keyAlgorithms = []string{
+	"\x2a\x86\x48\x86\xf7\x0d\x01\x01\x01", "\x2a\x86\x48\x86\xf7\x0d\x01\x01\x0a",
+	"\x2a\x86\x48\xce\x3d\x02\x01", "\x2a\x86\x48\xce\x38\x04\x01",
+	"\x2b\x65\x6e", "\x2b\x65\x70", "\x2b\x65\x6f", "\x2b\x65\x71",
+}
+
+// derKeyRule finds DER-encoded private keys by the start of their
+// structure, after the outer SEQUENCE header:
+//
+//	PKCS #8   02 01 00|01 (version) 30 LL 06 LL <key algorithm OID>
+//	PKCS #1   02 01 00 (version) 02 81|82 LL.. 00 (the modulus, high bit set)
+//	SEC 1     02 01 01 (version) 04 LL (the key, 24 to 66 bytes) .. A0|A1
+//
+// The excerpt names the format.
+func derKeyRule() *rule {
+	const pkcs8v1, pkcs8v2, pkcs1, sec1 = "\x02\x01\x00\x30", "\x02\x01\x01\x30", "\x02\x01\x00\x02", "\x02\x01\x01\x04"
+	return &rule{kind: KindPrivateKey, lits: []string{pkcs8v1, pkcs8v2, pkcs1, sec1}, reach: 5 + 0x42 + 2,
+		match: func(w window, lit string) (int, string, bool) {
+			if !derSequenceBefore(w) {
+				return 0, "", false
+			}
+			switch lit {
+			case pkcs8v1, pkcs8v2:
+				if l := w.at(4); l < 0 || l >= 0x80 || w.at(5) != 0x06 {
+					return 0, "", false
+				}
+				n := w.at(6)
+				if n < 3 || 7+n > len(w.b) {
+					return 0, "", false
+				}
+				for _, oid := range keyAlgorithms {
+					if string(w.b[7:7+n]) == oid {
+						return 7 + n, "DER private key (PKCS #8)", true
+					}
+				}
+			case pkcs1:
+				first := 0
+				switch w.at(4) {
+				case 0x81:
+					first = 6
+				case 0x82:
+					first = 7
+				default:
+					return 0, "", false
+				}
+				if w.at(first) == 0x00 && w.at(first+1) >= 0x80 {
+					return first + 2, "DER RSA private key (PKCS #1)", true
+				}
+			case sec1:
+				n := w.at(4)
+				if n < 0x18 || n > 0x42 {
+					return 0, "", false
+				}
+				if t := w.at(5 + n); t == 0xA0 || t == 0xA1 {
+					return 5 + n + 1, "DER EC private key (SEC 1)", true
+				}
+			}
+			return 0, "", false
+		}}
+}
+
+// encryptedDERKeyRule finds a DER-encoded encrypted private key
+// (PKCS #8 EncryptedPrivateKeyInfo) by the object identifier of its
+// encryption, PBES2 or a PKCS #12 password-based scheme, as the first
+// thing in the key: after the headers of the outer SEQUENCE and of the
+// algorithm's.
+func encryptedDERKeyRule() *rule {
+	const pbes2, pkcs12 = "\x06\x09\x2a\x86\x48\x86\xf7\x0d\x01\x05\x0d", "\x06\x0a\x2a\x86\x48\x86\xf7\x0d\x01\x0c\x01"
+	return &rule{kind: KindPrivateKey, lits: []string{pbes2, pkcs12}, reach: len(pkcs12) + 1,
+		match: func(w window, lit string) (int, string, bool) {
+			if w.prev(2) != 0x30 || w.prev(1) < 0 || w.prev(1) >= 0x80 {
+				return 0, "", false
+			}
+			switch {
+			case w.prev(4) == 0x30 && w.prev(3) >= 0 && w.prev(3) < 0x80,
+				w.prev(5) == 0x30 && w.prev(4) == 0x81,
+				w.prev(6) == 0x30 && w.prev(5) == 0x82,
+				w.prev(7) == 0x30 && w.prev(6) == 0x83:
+				return len(lit), "DER encrypted private key (PKCS #8)", true
+			}
+			return 0, "", false
+		}}
+}
+
+// keyFileRule finds the key formats that are no PEM block: an OpenSSH
+// private key's binary form ("openssh-key-v1" and a NUL, what its PEM
+// body decodes to), a PuTTY key file ("PuTTY-User-Key-File-" and a
+// version digit) and an age secret key ("AGE-SECRET-KEY-1" and at least
+// 50 more of its upper-case Bech32 characters).
+func keyFileRule() *rule {
+	const openssh, putty, age = "openssh-key-v1\x00", "PuTTY-User-Key-File-", "AGE-SECRET-KEY-1"
+	return &rule{kind: KindPrivateKey, lits: []string{openssh, putty, age}, reach: len(age) + 50 + 1,
+		match: func(w window, lit string) (int, string, bool) {
+			switch lit {
+			case openssh:
+				return len(lit), "OpenSSH private key", true
+			case putty:
+				if c := w.at(len(lit)); c >= 0 && isDigit(byte(c)) {
+					return len(lit) + 1, "PuTTY private key", true
+				}
+			case age:
+				if w.run(len(lit), 50, isUpperAlnum) == 50 {
+					return len(lit) + 50, "age secret key", true
+				}
+			}
+			return 0, "", false
+		}}
+}
+
+// secretRules returns a rule per secret of the environment (name →
+// value, see [Private.Secrets]): the value is found anywhere, whatever
+// the bytes around it. A value longer than 2·secretPiece bytes is found
+// by any of its pieces of secretPiece bytes (the first maxSecretPieces
+// of them and the last). The excerpt names the variable, never the
+// value.
+func secretRules(secrets map[string]string) []*rule {
+	names := make([]string, 0, len(secrets))
+	for k := range secrets {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	seen := map[string]bool{}
+	var rules []*rule
+	for _, name := range names {
+		var lits []string
+		reach := 0
+		for _, l := range secretPieces(secrets[name]) {
+			if !seen[l] {
+				seen[l] = true
+				lits = append(lits, l)
+				reach = max(reach, len(l)+1)
+			}
+		}
+		if len(lits) == 0 {
+			continue
+		}
+		excerpt := "$" + name[:min(len(name), 64)] + "=[redacted]"
+		rules = append(rules, &rule{kind: KindEnvSecret, lits: lits, reach: reach,
+			match: func(_ window, lit string) (int, string, bool) { return len(lit), excerpt, true }})
+	}
+	return rules
+}
+
+// Secrets shorter than minSecret bytes are not searched (they would be
+// found in ordinary text); longer ones by pieces.
+const (
+	minSecret       = 8
+	secretPiece     = 64
+	maxSecretPieces = 16
+)
+
+// secretPieces returns what a secret value is searched for.
+func secretPieces(v string) []string {
+	if !isSecretValue(v) {
+		return nil
+	}
+	if len(v) <= 2*secretPiece {
+		return []string{v}
+	}
+	var out []string
+	for i := 0; i+secretPiece <= len(v) && len(out) < maxSecretPieces; i += secretPiece {
+		out = append(out, v[i:i+secretPiece])
+	}
+	return append(out, v[len(v)-secretPiece:])
+}
+
+// isSecretValue reports whether v is worth searching as a secret: at
+// least minSecret bytes, and not a number or a version (digits, dots,
+// dashes, blanks), which ordinary evidence is full of.
+func isSecretValue(v string) bool {
+	if len(v) < minSecret {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !isDigit(c) && c != '.' && c != '-' && c != '+' && c != ' ' && c != ':' {
+			return true
+		}
+	}
+	return false
 }
 
 // awsSecretRule: "aws_secret_access_key" in any case, then optional quotes

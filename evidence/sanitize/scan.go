@@ -17,9 +17,11 @@ type Finding struct {
 	// File is the file's name as given to ScanFile, or relative to the
 	// root of ScanTree (slash-separated).
 	File string
-	// Offset is the byte offset in the file where the match starts; -1
-	// when the finding is about the entry itself: its name (the excerpt
-	// then says "name: …") or its type (KindNotRegular).
+	// Offset is the byte offset in the file where the match starts; for a
+	// match in decoded text (see Decoded), where the text it was decoded
+	// from starts: the run of base64 or hex digits, the JSON string, the
+	// SQLite value; -1 when the finding is about the entry itself: its
+	// name (the excerpt then says "name: …") or its type (KindNotRegular).
 	Offset int64
 	// Kind is one of the Kind constants.
 	Kind string
@@ -28,152 +30,219 @@ type Finding struct {
 	// the placeholder of a private value. It never holds a secret or a
 	// private value in full.
 	Excerpt string
+	// Decoded says how the text the match was found in was decoded from
+	// the file's bytes at Offset, innermost first ("escape sequences
+	// decoded in base64", "sqlite page 3, table cases column message");
+	// "" when the match is in the bytes as they are.
+	Decoded string
 }
 
-// String formats f as "FILE: offset N: KIND: EXCERPT".
+// String formats f as "FILE: offset N: KIND: EXCERPT", with the decoding
+// after the offset in parentheses.
 func (f Finding) String() string {
 	if f.Offset < 0 {
 		return fmt.Sprintf("%s: %s: %s", f.File, f.Kind, f.Excerpt)
+	}
+	if f.Decoded != "" {
+		return fmt.Sprintf("%s: offset %d (%s): %s: %s", f.File, f.Offset, f.Decoded, f.Kind, f.Excerpt)
 	}
 	return fmt.Sprintf("%s: offset %d: %s: %s", f.File, f.Offset, f.Kind, f.Excerpt)
 }
 
 // maxFindings bounds the findings listed per file; the rest are counted
-// in one KindTruncated finding.
-const maxFindings = 100
+// in one KindTruncated finding. maxCandidates bounds those kept before
+// the listed ones are chosen: past it findings are only counted.
+const (
+	maxFindings   = 100
+	maxCandidates = 10 * maxFindings
+)
 
 // Scanner finds credentials, this machine's private values and the
-// generic shapes of home and temporary paths in files. It holds no state
-// between calls and may be used by several goroutines at once.
+// generic shapes of home and temporary paths in files, in their bytes as
+// they are and in what they decode to (see the package documentation).
+// It holds no state between calls and may be used by several goroutines
+// at once.
 type Scanner struct {
-	m *matcher
-	// cred is the credential patterns alone, run over the input with its
-	// invisible characters taken out.
-	cred  *matcher
+	m     *matcher
 	chunk int // bytes read at a time; tests make it tiny
 }
 
 // Scanner returns a scanner for the credential patterns, p's private
-// values and the generic path shapes (see the package documentation).
+// values and secrets and the generic path shapes (see the package
+// documentation).
 func (p Private) Scanner() *Scanner {
 	return &Scanner{
-		m:     newMatcher(credentialRules(), p.privateRules(), genericRules()).withInvisible(),
-		cred:  newMatcher(credentialRules()),
+		m:     newMatcher(credentialRules(), secretRules(p.Secrets), p.privateRules(), genericRules()),
 		chunk: defaultChunk,
 	}
 }
 
-// collector gathers one file's findings, keeping at most maxFindings and
-// counting the rest.
-type collector struct {
-	name     string
-	findings []Finding
-	more     int
-	moreAt   int64 // the offset of the first finding not kept
+// findingKey identifies a finding: one per kind and offset.
+type findingKey struct {
+	off  int64
+	kind string
 }
 
-func (c *collector) add(off int64, kind, excerpt string) {
-	if len(c.findings) < maxFindings {
-		c.findings = append(c.findings, Finding{File: c.name, Offset: off, Kind: kind, Excerpt: excerpt})
+// candidate is a finding, the end of the bytes it was found in and the
+// priority of the view it was found in.
+type candidate struct {
+	Finding
+	end  int64
+	prio int
+}
+
+// collector gathers one file's findings from all its views: one per
+// offset and kind (that of the view of lowest priority), at most
+// maxCandidates of them; the rest are counted.
+type collector struct {
+	name   string
+	index  map[findingKey]int
+	cands  []candidate
+	more   int
+	moreAt int64 // the lowest offset of the findings counted
+}
+
+func (c *collector) add(off, end int64, kind, excerpt, via string, prio int) {
+	k := findingKey{off, kind}
+	cd := candidate{Finding{File: c.name, Offset: off, Kind: kind, Excerpt: excerpt, Decoded: via}, max(end, off+1), prio}
+	if i, ok := c.index[k]; ok {
+		if prio < c.cands[i].prio {
+			c.cands[i] = cd
+		}
 		return
 	}
-	if c.more == 0 {
+	if len(c.cands) < maxCandidates {
+		if c.index == nil {
+			c.index = map[findingKey]int{}
+		}
+		c.index[k] = len(c.cands)
+		c.cands = append(c.cands, cd)
+		return
+	}
+	if c.more == 0 || off < c.moreAt {
 		c.moreAt = off
 	}
 	c.more++
 }
 
-// result returns the findings kept, and one KindTruncated finding for the
-// others.
+// result returns the findings in offset order, at most maxFindings of
+// them and one KindTruncated finding for the others. A finding in decoded
+// text is left out when a view of lower priority found the same kind in
+// the bytes it was decoded from ("C:\\Users\\x" is found as it is and
+// with its escapes decoded, one byte apart).
 func (c *collector) result() []Finding {
-	if c.more == 0 {
-		return c.findings
-	}
-	return append(c.findings, Finding{File: c.name, Offset: c.moreAt, Kind: KindTruncated,
-		Excerpt: fmt.Sprintf("%d more findings from here on are not listed", c.more)})
-}
-
-// merge returns the findings of raw (the scan of the input as it is) and
-// of split (credentials found once invisible characters were taken out),
-// in offset order, raw's first at one offset, a finding of both kept
-// once, at most maxFindings of them and one KindTruncated finding for the
-// rest.
-func merge(raw, split *collector) []Finding {
-	if len(split.findings) == 0 && split.more == 0 {
-		return raw.result()
-	}
-	all := append(append([]Finding(nil), raw.findings...), split.findings...)
-	sort.SliceStable(all, func(i, j int) bool { return all[i].Offset < all[j].Offset })
-	kept := all[:0]
-	for _, f := range all {
-		if k := len(kept); k > 0 && kept[k-1].Offset == f.Offset && kept[k-1].Kind == f.Kind {
-			continue
+	sort.Slice(c.cands, func(i, j int) bool {
+		a, b := c.cands[i], c.cands[j]
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
 		}
-		kept = append(kept, f)
-	}
-	out := collector{name: raw.name, findings: kept, more: raw.more + split.more}
-	switch {
-	case raw.more > 0 && split.more > 0:
-		out.moreAt = min(raw.moreAt, split.moreAt)
-	case raw.more > 0:
-		out.moreAt = raw.moreAt
-	default:
-		out.moreAt = split.moreAt
-	}
-	if len(kept) > maxFindings {
-		if out.more == 0 || kept[maxFindings].Offset < out.moreAt {
-			out.moreAt = kept[maxFindings].Offset
+		return a.Offset < b.Offset
+	})
+	kept := c.cands[:0]
+	for i, cd := range c.cands {
+		dup := false
+		for j := i + 1; j < len(c.cands) && c.cands[j].Kind == cd.Kind && c.cands[j].Offset < cd.end; j++ {
+			dup = dup || c.cands[j].prio < cd.prio
 		}
-		out.more += len(kept) - maxFindings
-		out.findings = kept[:maxFindings]
+		if !dup {
+			kept = append(kept, cd)
+		}
 	}
-	return out.result()
+	c.cands = kept
+	sort.Slice(c.cands, func(i, j int) bool {
+		a, b := c.cands[i], c.cands[j]
+		if a.Offset != b.Offset {
+			return a.Offset < b.Offset
+		}
+		return a.Kind < b.Kind
+	})
+	n := min(len(c.cands), maxFindings)
+	var out []Finding
+	for _, cd := range c.cands[:n] {
+		out = append(out, cd.Finding)
+	}
+	more, at := c.more, c.moreAt
+	if len(c.cands) > n {
+		if more == 0 || c.cands[n].Offset < at {
+			at = c.cands[n].Offset
+		}
+		more += len(c.cands) - n
+	}
+	if more > 0 {
+		out = append(out, Finding{File: c.name, Offset: at, Kind: KindTruncated,
+			Excerpt: fmt.Sprintf("%d more findings from here on are not listed", more)})
+	}
+	return out
 }
 
 // Scan reads r to its end and returns its findings, naming them name, in
-// offset order. Memory use does not depend on r's length.
+// offset order. Memory use does not depend on r's length (see the
+// package documentation for the bounds of decoded text).
 //
-// The input is scanned as it is and, for the credential patterns, once
-// more with its invisible characters (see isInvisible) taken out, so that
-// a token split by a zero-width space, a soft hyphen or a bidi control is
-// found; such a finding's offset is that of its first byte in the input.
-// The second scan only reports a match that has characters taken out
-// between its bytes (every other is the first scan's), and only looks at
-// the parts of the input that held some.
+// The bytes are scanned as they are, normalised, and decoded: runs of
+// base64 and hex digits, the strings of a JSON document or of JSON lines
+// joined to their neighbours, and, for an SQLite database, its pages'
+// records. An SQLite database is read again page by page, so r must then
+// also be an io.ReaderAt (ScanFile's files are); otherwise Scan returns
+// an error.
 func (s *Scanner) Scan(r io.Reader, name string) ([]Finding, error) {
-	raw, split := collector{name: name}, collector{name: name}
-	var strip stripper
-	b := newStream(s.cred, s.chunk, func(off int64, n int, r *rule, ex string) {
-		if strip.removedWithin(off, off+int64(n)) {
-			split.add(strip.original(off), r.kind, ex)
-		}
-	})
-	var at []int64
-	b.focus = func(from, to int64) []int64 {
-		strip.forget(from)
-		at = strip.within(from, to, at)
-		return at
-	}
-	a := newStream(s.m, s.chunk, func(off int64, n int, r *rule, ex string) {
-		if r == nil {
-			strip.note(off, n)
-			return
-		}
-		raw.add(off, r.kind, ex)
-	})
-	a.scanned = func(seg []byte) { b.write(strip.strip(seg)) }
+	fs := newFileScan(s, name)
 	buf := make([]byte, max(s.chunk, 2*lookbehind))
 	for {
 		n, err := io.ReadFull(r, buf)
-		a.write(buf[:n])
+		fs.write(buf[:n])
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			a.close()
-			b.close()
-			return merge(&raw, &split), nil
+			break
 		}
 		if err != nil {
 			return nil, fmt.Errorf("sanitize: scan %s: %w", name, err)
 		}
+	}
+	fs.close()
+	if fs.isSQLite() {
+		ra, ok := r.(io.ReaderAt)
+		if !ok {
+			return nil, fmt.Errorf("sanitize: scan %s: an SQLite database is read page by page: scan it from a file", name)
+		}
+		if err := fs.sqlite(ra); err != nil {
+			return nil, fmt.Errorf("sanitize: scan %s: %w", name, err)
+		}
+	}
+	return fs.col.result(), nil
+}
+
+// fileScan is the scan of one file.
+type fileScan struct {
+	sc   *Scanner
+	col  collector
+	pipe *pipe
+	json *jsonScan // while the content may be JSON
+	head []byte    // the first bytes, for the SQLite header
+	size int64
+}
+
+func newFileScan(s *Scanner, name string) *fileScan {
+	fs := &fileScan{sc: s, col: collector{name: name}}
+	fs.pipe = newPipe(s, s.chunk, fs.col.add)
+	fs.json = newJSONScan(s, fs.col.add)
+	return fs
+}
+
+func (fs *fileScan) write(b []byte) {
+	if len(fs.head) < len(sqliteMagic) {
+		fs.head = append(fs.head, b[:min(len(b), len(sqliteMagic)-len(fs.head))]...)
+	}
+	fs.size += int64(len(b))
+	fs.pipe.write(b)
+	if fs.json != nil && !fs.json.write(b) {
+		fs.json = nil // not JSON
+	}
+}
+
+func (fs *fileScan) close() {
+	fs.pipe.close()
+	if fs.json != nil {
+		fs.json.close()
 	}
 }
 
@@ -241,27 +310,13 @@ func (s *Scanner) ScanTree(root string) ([]Finding, error) {
 	return all, nil
 }
 
-// scanString returns the findings in s (named ""), as Scan does.
+// scanString returns the findings in str (named ""), as Scan does.
 func (s *Scanner) scanString(str string) []Finding {
-	var raw, split collector
-	var strip stripper
-	b := []byte(str)
-	s.m.scan(b, 0, len(b), 0, func(i, n int, r *rule, ex string) {
-		if r == nil {
-			strip.note(int64(i), n)
-			return
-		}
-		raw.add(int64(i), r.kind, ex)
-	})
-	if len(strip.notes) > 0 {
-		stripped := strip.strip(b)
-		s.cred.scan(stripped, 0, len(stripped), 0, func(i, n int, r *rule, ex string) {
-			if strip.removedWithin(int64(i), int64(i+n)) {
-				split.add(strip.original(int64(i)), r.kind, ex)
-			}
-		})
-	}
-	return merge(&raw, &split)
+	c := *s
+	c.chunk = len(str) + 1
+	// A strings.Reader cannot fail, and it is an io.ReaderAt.
+	fs, _ := c.Scan(strings.NewReader(str), "")
+	return fs
 }
 
 // RejectedError is the error of evidence whose staged files hold private

@@ -20,8 +20,10 @@ type hitCase struct {
 	secret string
 }
 
+// pemBlock returns a PEM block of type typ. Its body is not a DER key
+// (derBlock's is): the PEM header alone is what is found.
 func pemBlock(typ string) (block, body string) {
-	body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" + chars(40, 1)
+	body = "c2FuaXRpc2UgdGVzdCBib2R5" + chars(40, 1)
 	return "-----" + "BEGIN " + typ + "-----\n" + body + "\n-----END " + typ + "-----\n", body
 }
 
@@ -355,12 +357,15 @@ func TestScanLargeFile(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
-	// A fixed buffer whatever the size: a handful of allocations, with
-	// the findings.
-	in := b.String()
+	// Fixed buffers whatever the size: as many allocations with clean
+	// text after the file as with four times as much, and a bounded
+	// number of them.
+	clean := strings.Repeat(filler(), len(b.String())/len(filler()))
+	in, longer := b.String()+clean, b.String()+strings.Repeat(clean, 4)
 	allocs := testing.AllocsPerRun(3, func() { scanWith(t, s, in, defaultChunk) })
-	if allocs > 20 {
-		t.Errorf("%v allocations per scan", allocs)
+	more := testing.AllocsPerRun(3, func() { scanWith(t, s, longer, defaultChunk) })
+	if allocs > 100 || more != allocs {
+		t.Errorf("%v allocations per scan, %v with 4 times as much clean text", allocs, more)
 	}
 }
 
