@@ -33,6 +33,9 @@ type laneEnv struct {
 	expand map[string]string
 	dir    string // working folder
 	log    func(format string, args ...any)
+	// contain confines each command (the zero value: its process group
+	// only).
+	contain procgroup.Containment
 }
 
 func (e laneEnv) with(extra map[string]string) laneEnv {
@@ -65,7 +68,7 @@ func (e laneEnv) command(ctx context.Context, argv []string) (*exec.Cmd, error) 
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	sort.Strings(cmd.Env)
-	procgroup.KillOnCancel(cmd) // and procgroup.WaitDelay
+	e.contain.KillOnCancel(cmd) // and procgroup.WaitDelay
 	return cmd, nil
 }
 
@@ -229,7 +232,9 @@ type workerEvent struct {
 // runWorker runs one worker attempt and reads its protocol: {"event":
 // "ready"} once started, then one {"event": "step"} per step, then
 // {"event": "result"}. Exiting or timing out before ready is a start-up
-// failure; after it, a failure or a timeout.
+// failure; after it, a failure or a timeout. A timed-out attempt keeps
+// the steps it reported. When the attempt ends, whatever the worker
+// started ends with it, as env.contain allows (see runCrossover).
 func runWorker(ctx context.Context, l config.Lane, env laneEnv, argv []string, m evidence.Measurement) evidence.Measurement {
 	ctx, cancel := context.WithTimeout(ctx, l.Timeout.Duration)
 	defer cancel()
@@ -321,7 +326,22 @@ func isHex64(s string) bool {
 // worker that fails during start-up is run again, once; every attempt is
 // kept. A candidate whose result differs from the references' is marked
 // wrong-result, as is a second reference that disagrees with the first.
+//
+// Each worker attempt runs in a PID namespace of its own where the host
+// allows it (procgroup.Containment): a process group alone lets a process
+// the worker started leave it (setsid, setpgid) and run on after the
+// worker was stopped, taking CPU from the workers measured after it and
+// holding the worker's output open for procgroup.WaitDelay. A sweep of
+// the processes that carry an attempt's environment marker was the other
+// way without cgroups; it misses a process that clears its environment
+// and everything left when mkrelease itself is killed, which the
+// namespace's end covers. The namespace costs a few milliseconds at start,
+// before the worker reports ready, and nothing to the steps it times.
 func runCrossover(ctx context.Context, l config.Lane, env laneEnv) []evidence.Measurement {
+	env.contain = procgroup.ProbeContainment(ctx)
+	if env.contain.Caveat != "" {
+		env.log("lane %s: workers are not fully confined here: %s", l.Name, env.contain.Caveat)
+	}
 	var out []evidence.Measurement
 	roles := []string{evidence.RoleCandidate, evidence.RoleReference, evidence.RoleReference, evidence.RoleCandidate}
 	task := progress.FromContext(ctx).Start("lane "+l.Name+": workers", int64(len(roles)*len(l.Workloads)), progress.Items)
