@@ -95,10 +95,14 @@ func (g *globalOptions) logger(f *Factory) *slog.Logger {
 // Main runs the command line and returns the exit status. It sets the
 // garbage collector's soft memory limit first (memlimit.go).
 func Main() int {
+	// The key's password is read from the environment once, first (on
+	// Linux this may start mkrelease again without it); no process
+	// mkrelease starts inherits it (secretenv.go).
+	s := takeSecrets()
 	applyMemoryLimit(os.LookupEnv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	f := &Factory{IO: &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}, Getenv: os.Getenv, LookupEnv: os.LookupEnv}
+	f := &Factory{IO: &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}, Getenv: s.getenv(os.Getenv), LookupEnv: s.lookupEnv(os.LookupEnv)}
 	return run(ctx, f, os.Args[1:])
 }
 

@@ -16,7 +16,8 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"mkrelease": func() { os.Exit(Main()) },
+		"mkrelease":   func() { os.Exit(Main()) },
+		"secretprobe": secretProbe,
 	})
 }
 
