@@ -3,7 +3,9 @@
 // whole group is killed; on Windows the command's process tree is killed
 // (taskkill /T), which reaches the processes it started unless they have
 // been reparented or started detached. On Linux the command also dies
-// with mkrelease, SIGKILL included.
+// with mkrelease, SIGKILL included, and a [Containment] confines it to a
+// PID namespace of its own, which a process that left its group cannot
+// leave.
 package procgroup
 
 import (
