@@ -324,6 +324,13 @@ type Source struct {
 	// [DefaultMaxArchiveSize]); once release.lock records the archive's
 	// size, a download is also stopped as soon as it passes that size.
 	MaxSize int64 `toml:"max_size"`
+	// MaxEntries and MaxUnpackedSize bound what extracting an archive
+	// source may make: its members (folders included) and the bytes of
+	// its files in all (0: the extractor's defaults, 1,048,576 members
+	// and 16 GiB). Both are counted from the archive's headers before
+	// anything is extracted.
+	MaxEntries      int   `toml:"max_entries"`
+	MaxUnpackedSize int64 `toml:"max_unpacked_size"`
 	// AllowRedirectHosts are the hosts (lower-case names, no port) an
 	// archive URL may redirect to besides its own. A redirect to any other
 	// host, and any redirect from https to http, is refused.

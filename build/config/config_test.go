@@ -97,6 +97,8 @@ var badConfigs = []struct {
 	{"remote cache with a query", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\nremote = \"https://cache.example.invalid/x?token=1\"\n", "33:10", "query or fragment"},
 	{"remote cache token env not a name", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\nremote = \"https://cache.example.invalid/x\"\nremote_token_env = \"$TOKEN\"\n", "34:20", "not an environment variable name"},
 	{"negative remote cache size cap", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\nremote_max_size = -1\n", "33:19", "invalid remote_max_size -1"},
+	{"negative archive entry limit", `local = "src"`, "archive = \"up.tar.gz\"\nsha256 = \"" + strings.Repeat("a", 64) + "\"\nmax_entries = -1", "12:15", "invalid max_entries -1"},
+	{"archive limit on a local source", `local = "src"`, "local = \"src\"\nmax_unpacked_size = 100", "11:21", "max_unpacked_size does not apply to a local source"},
 	{"source supplier without its type", "local = \"src\"\n", "local = \"src\"\nsupplier = \"vexl upstream\"\n", "11:12", `invalid supplier "vexl upstream"`},
 	{"toolchain supplier without its type", "command = [\"go\", \"version\"]\n", "command = [\"go\", \"version\"]\nsupplier = \"Google\"\n", "20:12", `write "Organization: NAME (EMAIL)" or "Person: NAME (EMAIL)"`},
 	{"project supplier of an unknown type", "version = \"V1.0-RC_1\"\n", "version = \"V1.0-RC_1\"\nsupplier = \"Team: vexl\"\n", "4:12", `invalid supplier "Team: vexl"`},

@@ -587,6 +587,16 @@ func (v *validator) source(key string, s Source, seen map[string]bool) {
 	if s.MaxSize < 0 {
 		v.errorf(joinPath(key, "max_size"), "the largest download accepted, in bytes, e.g. max_size = 536_870_912 (512 MiB)", "invalid max_size %d", s.MaxSize)
 	}
+	if s.Kind() != SourceArchive {
+		v.unused(key, "max_entries", s.MaxEntries != 0, string(s.Kind()))
+		v.unused(key, "max_unpacked_size", s.MaxUnpackedSize != 0, string(s.Kind()))
+	}
+	if s.MaxEntries < 0 {
+		v.errorf(joinPath(key, "max_entries"), "the most members the archive may hold, folders included, e.g. max_entries = 2_000_000 (default 1,048,576)", "invalid max_entries %d", s.MaxEntries)
+	}
+	if s.MaxUnpackedSize < 0 {
+		v.errorf(joinPath(key, "max_unpacked_size"), "the most bytes the archive's files may hold in all, e.g. max_unpacked_size = 34_359_738_368 (32 GiB; default 16 GiB)", "invalid max_unpacked_size %d", s.MaxUnpackedSize)
+	}
 	for i, h := range s.AllowRedirectHosts {
 		if !hostRE.MatchString(h) {
 			v.errorf(fmt.Sprintf("%s.allow_redirect_hosts[%d]", key, i), `a host name in lower case, without scheme, port or path, e.g. "objects.githubusercontent.com"`, "%q is not a host name", h)
@@ -620,6 +630,8 @@ func (v *validator) unused(key, field string, set bool, kind string) {
 		switch field {
 		case "max_size", "allow_redirect_hosts":
 			hint = "it applies to archives downloaded from an http(s) URL only; remove it"
+		case "max_entries", "max_unpacked_size":
+			hint = "it bounds extracting an archive source only; remove it"
 		case "fetch_timeout":
 			hint = "it bounds fetching a git source only; remove it"
 		}

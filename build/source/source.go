@@ -552,10 +552,23 @@ func (f *Fetcher) archive(ctx context.Context, s config.Source, dst string, want
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return Facts{}, &Error{Source: s.Name, Msg: "create the workspace folder", Err: err}
 	}
-	if _, err := extract.ExtractFile(ctx, path, dst, extract.Options{StripComponents: s.StripComponents}); err != nil {
+	if _, err := extract.ExtractFile(ctx, path, dst, extractOptions(s)); err != nil {
 		return Facts{}, &Error{Source: s.Name, Msg: "extract " + s.Archive, Err: err}
 	}
 	return Facts{ArchiveSHA256: s.SHA256, ArchiveSize: size}, nil
+}
+
+// extractOptions are how the archive of source s is extracted: its
+// strip_components, and its max_entries and max_unpacked_size as the
+// limits, which a refusal by them names. The other limits (a file's size,
+// the compression ratio) are the extractor's own.
+func extractOptions(s config.Source) extract.Options {
+	where := " of [[source]] " + strconv.Quote(s.Name) + " in release.toml"
+	return extract.Options{
+		StripComponents: s.StripComponents,
+		Limits:          extract.Limits{MaxEntries: s.MaxEntries, MaxTotalBytes: s.MaxUnpackedSize},
+		Settings:        extract.Settings{Entries: "max_entries" + where, TotalBytes: "max_unpacked_size (in bytes)" + where},
+	}
 }
 
 // sizeLimit is the most bytes a download of s may bring, and what sets it.

@@ -202,6 +202,38 @@ func TestArchiveSourceRefusesUnsafeEntries(t *testing.T) {
 	}
 }
 
+// An archive source's max_entries and max_unpacked_size bound its
+// extraction, and a refusal by them names the key to raise, in this
+// [[source]] of release.toml; within them it extracts.
+func TestArchiveSourceLimits(t *testing.T) {
+	data := tarGz(t, map[string]string{"a": "12345", "b": "12345", "c": "12345"})
+	project := t.TempDir()
+	os.WriteFile(filepath.Join(project, "up.tar.gz"), data, 0o644)
+	f := &Fetcher{ProjectDir: project, CacheDir: t.TempDir()}
+	for _, tc := range []struct {
+		name string
+		src  config.Source
+		want string // "" : extracts
+	}{
+		{"too many entries", config.Source{MaxEntries: 2}, `raise max_entries of [[source]] "up" in release.toml if its number of entries is expected`},
+		{"too many bytes", config.Source{MaxUnpackedSize: 14}, `raise max_unpacked_size (in bytes) of [[source]] "up" in release.toml if its total size is expected`},
+		{"within both", config.Source{MaxEntries: 3, MaxUnpackedSize: 15}, ""},
+		{"defaults", config.Source{}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.src
+			s.Name, s.Archive, s.SHA256 = "up", "up.tar.gz", sha(data)
+			_, err := f.Materialize(context.Background(), s, filepath.Join(t.TempDir(), "ws"), Expected{})
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("Materialize = %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("Materialize = %v, want a refusal naming %q", err, tc.want)
+			}
+		})
+	}
+}
+
 // Every kind of source can be materialised into a folder whose parent does
 // not exist yet (an archive as the first [[source]] failed so: nothing had
 // created the workspace folder).

@@ -82,8 +82,18 @@
 //     other than up to 8 MiB of zero padding after the end of a tar
 //     archive, which other tools might extract ([ErrCorrupt]).
 //
-// Limits are checked before each write, so a refused archive never makes
-// us write more than a limit allows.
+// The entry, file, total and ratio limits are checked first on what the
+// archive declares, before anything is written: a zip's end record
+// announces its entry count (read before its central directory) and its
+// central directory every size; a tar read from a file (what ExtractFile
+// gives) has its headers read first, decompressed but not extracted. So an
+// archive of a million empty members is refused in the time it takes to
+// read its headers, and writes nothing. They are checked again before each
+// write, implicit directories and hard link copies included (a tar read
+// from a stream that cannot seek is checked this way only), so a refused
+// archive never makes us write more than a limit allows. A refusal by a
+// limit names the setting that raises it when the caller gives one
+// (Options.Settings), and says the limit is fixed otherwise.
 //
 // # What is written
 //

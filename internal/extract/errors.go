@@ -138,14 +138,26 @@ const (
 	adviceSymlink = "symlinks are refused for this archive: obtain an archive without symlinks"
 	adviceStrip   = "the archive does not have the expected leading directories: check its layout or the strip-components setting"
 	adviceAmbig   = "the archive is crafted or made by an unusual tool, and what it holds depends on who reads it: obtain it again from its source and check its digest; if it is genuine, repack it with a standard tool (tar --format=pax, or zip) and pin that"
-
-	// Limit advice names the command-line flags the CLI is expected to
-	// offer for each limit.
-	adviceEntries = "the archive is unsafe or corrupt: obtain it again from its source, or raise --max-entries if this many entries are expected"
-	adviceFile    = "the archive is unsafe or corrupt: obtain it again from its source, or raise --max-file-bytes if this size is expected"
-	adviceTotal   = "the archive is unsafe or corrupt: obtain it again from its source, or raise --max-total-bytes if this size is expected"
-	adviceRatio   = "the archive is a decompression bomb or unusually compressible: obtain it again from its source, or raise --max-ratio if this is expected"
 )
+
+// limitAdvice is the advice of a refusal by a limit on what ("number of
+// entries", "file size", "total size"): obtain the archive again, or, when
+// the caller names the setting that raises the limit (Options.Settings),
+// raise it if the archive is genuine.
+func limitAdvice(what, setting string) string {
+	if setting == "" {
+		return "the archive is unsafe or corrupt: obtain it again from its source (the limit on its " + what + " is fixed for this kind of archive)"
+	}
+	return "the archive is unsafe or corrupt: obtain it again from its source, or raise " + setting + " if its " + what + " is expected"
+}
+
+// ratioAdvice is limitAdvice for the compression ratio.
+func ratioAdvice(setting string) string {
+	if setting == "" {
+		return "the archive is a decompression bomb or unusually compressible: obtain it again from its source (the limit on its compression ratio is fixed for this kind of archive)"
+	}
+	return "the archive is a decompression bomb or unusually compressible: obtain it again from its source, or raise " + setting + " if its compression ratio is expected"
+}
 
 func adviceFor(reason error) string {
 	switch reason {
@@ -160,11 +172,11 @@ func adviceFor(reason error) string {
 	case ErrAmbiguous:
 		return adviceAmbig
 	case ErrTooMany:
-		return adviceEntries
+		return limitAdvice("number of entries", "")
 	case ErrTooLarge:
-		return adviceFile
+		return limitAdvice("size", "")
 	case ErrBomb:
-		return adviceRatio
+		return ratioAdvice("")
 	default:
 		return adviceUnsafe
 	}

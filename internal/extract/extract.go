@@ -47,6 +47,19 @@ type Options struct {
 
 	// Limits bound what the archive may make us write.
 	Limits Limits
+
+	// Settings name where the user of the caller raises each limit, for
+	// the advice of a refusal by it. A limit without one is fixed for
+	// the caller's kind of archive, and the advice says so rather than
+	// naming a setting that does not exist.
+	Settings Settings
+}
+
+// Settings name, for the advice of a refusal, the caller's setting that
+// raises each limit, as the user writes it: "max_entries of this
+// [[source]] in release.toml", "--max-entries". Empty: the limit is fixed.
+type Settings struct {
+	Entries, FileBytes, TotalBytes, Ratio string
 }
 
 // Limits bound an extraction. In every field, zero selects the default

@@ -1,11 +1,13 @@
 package extract
 
 import (
+	"archive/tar"
 	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -104,8 +106,129 @@ func (s *state) openSeekable(ra io.ReaderAt, sk io.Seeker, start int64) (*source
 	case FormatZip:
 		return s.openZip(sec)
 	}
+	if err := s.prescanTar(format, sec); err != nil {
+		return nil, err
+	}
 	cr := &countingReader{ctx: s.ctx, r: sec}
 	return s.openStream(format, cr, func() int64 { return cr.n })
+}
+
+// prescanTar reads the headers of the tar archive in sec (decompressing
+// it, but writing nothing) before anything is extracted, and refuses at
+// once an archive whose headers declare more entries than the entry
+// limit, a file larger than the file limit, or more file bytes in all than
+// the total limit or the ratio limit allow (the ratio against the whole
+// archive's size). An archive of a million empty members is so refused in
+// the time it takes to read their headers, instead of after a million
+// files are made. The extraction counts again as it writes, implicit
+// directories and hard link copies included. A header archive/tar cannot
+// read ends the scan without a refusal: the extraction then reports it
+// with its own, precise, checks.
+func (s *state) prescanTar(format string, sec *io.SectionReader) error {
+	var tr *tar.Reader
+	if format == FormatTar {
+		// archive/tar seeks over the members' data when it can; the
+		// headers are read through a buffer, not one read each.
+		tr = tar.NewReader(&bufferedSection{sec: sec, buf: make([]byte, 1<<20)})
+	} else {
+		dec, err := s.decoder(format, &countingReader{ctx: s.ctx, r: io.NewSectionReader(sec, 0, sec.Size())})
+		if err != nil {
+			return nil // the extraction reports it
+		}
+		defer dec.Close()
+		tr = tar.NewReader(dec)
+	}
+	archiveBytes := sec.Size()
+	var entries int
+	var total int64
+	for {
+		if err := s.ctx.Err(); err != nil {
+			return fmt.Errorf("extract %s: %w", s.archive, err)
+		}
+		h, err := tr.Next()
+		if err != nil {
+			return nil // the end, or what the extraction reports
+		}
+		entries++
+		if entries > s.lim.entries {
+			return s.refuse(h.Name, &violation{reason: ErrTooMany, advice: s.adviceEntries(),
+				detail: fmt.Sprintf("the archive holds more than %d entries (counted from its headers, before anything was extracted)", s.lim.entries)})
+		}
+		if h.Typeflag != tar.TypeReg && h.Typeflag != '\x00' {
+			continue // links, folders and the like extract no bytes of their own
+		}
+		if v := s.checkDeclared(h.Size, &total, archiveBytes); v != nil {
+			return s.refuse(h.Name, v)
+		}
+	}
+}
+
+// bufferedSection reads sec through a buffer and seeks (from the current
+// position only, as archive/tar skips data) by moving in the buffer, or
+// past it, without reading what it skips.
+type bufferedSection struct {
+	sec  *io.SectionReader
+	buf  []byte
+	pos  int64 // the offset in sec of buf[r:]
+	r, w int   // buf[r:w] is unread
+	eof  bool
+}
+
+func (b *bufferedSection) Read(p []byte) (int, error) {
+	if b.r == b.w {
+		if b.eof {
+			return 0, io.EOF
+		}
+		n, err := b.sec.ReadAt(b.buf, b.pos)
+		b.r, b.w = 0, n
+		if errors.Is(err, io.EOF) {
+			b.eof = true
+		} else if err != nil {
+			return 0, err
+		}
+		if n == 0 {
+			return 0, io.EOF
+		}
+	}
+	n := copy(p, b.buf[b.r:b.w])
+	b.r += n
+	b.pos += int64(n)
+	return n, nil
+}
+
+func (b *bufferedSection) Seek(offset int64, whence int) (int64, error) {
+	if whence != io.SeekCurrent || offset < 0 {
+		return 0, errors.New("bufferedSection: only forward seeks from the current position")
+	}
+	if offset <= int64(b.w-b.r) {
+		b.r += int(offset)
+	} else {
+		b.r, b.w, b.eof = 0, 0, false
+	}
+	b.pos += offset
+	return b.pos, nil
+}
+
+// checkDeclared adds the declared size of one file to total, the sum of
+// those declared so far, and returns the limit the archive passes, if
+// any: the file limit, the total limit, or the ratio limit taken against
+// the whole archive's size (extraction counts the bytes read so far, never
+// more than that, so an archive refused here would be refused there).
+func (s *state) checkDeclared(size int64, total *int64, archiveBytes int64) *violation {
+	switch {
+	case size < 0 || size > s.lim.file:
+		return &violation{reason: ErrTooLarge, advice: s.adviceFile(),
+			detail: fmt.Sprintf("file of %d bytes, more than the limit of %d (declared in its header, before anything was extracted)", uint64(size), s.lim.file)}
+	case size > s.lim.total-*total:
+		return &violation{reason: ErrTooLarge, advice: s.adviceTotal(),
+			detail: fmt.Sprintf("the files declare more than the total limit of %d bytes (counted from their headers, before anything was extracted)", s.lim.total)}
+	}
+	*total += size
+	if float64(*total) > s.lim.ratio*float64(archiveBytes)+float64(s.lim.allowance) {
+		return &violation{reason: ErrBomb, advice: s.adviceRatio(),
+			detail: fmt.Sprintf("the files declare %d bytes or more from an archive of %d bytes, more than %g times as many plus %d (counted before anything was extracted)", *total, archiveBytes, s.lim.ratio, s.lim.allowance)}
+	}
+	return nil
 }
 
 // spoolZip copies a zip from a stream into a temporary file, since zip
@@ -117,7 +240,7 @@ func (s *state) spoolZip(r io.Reader, work string) (*source, error) {
 	}
 	n, err := io.Copy(f, io.LimitReader(r, s.lim.total+1))
 	if err == nil && n > s.lim.total {
-		err = s.refuse("", &violation{reason: ErrTooLarge, advice: adviceTotal,
+		err = s.refuse("", &violation{reason: ErrTooLarge, advice: s.adviceTotal(),
 			detail: fmt.Sprintf("zip archive read from a stream is larger than the total limit of %d bytes", s.lim.total)})
 	} else if err != nil {
 		err = s.readError(err)
@@ -136,12 +259,23 @@ func (s *state) spoolZip(r io.Reader, work string) (*source, error) {
 }
 
 // openZip audits the zip's structure (see package zipaudit) and prepares
-// to walk it; the walk must then meet the audited entries in order.
+// to walk it; the walk must then meet the audited entries in order. Before
+// anything is extracted, the number of entries (as the end record
+// announces it, before the central directory is read) and the sizes the
+// central directory declares are held to the limits, as [state.prescanTar]
+// does for a tar.
 func (s *state) openZip(sec *io.SectionReader) (*source, error) {
 	size := sec.Size()
-	rep, err := zipaudit.Audit(ctxReaderAt{ctx: s.ctx, r: sec}, size)
+	rep, err := zipaudit.AuditLimit(ctxReaderAt{ctx: s.ctx, r: sec}, size, uint64(s.lim.entries))
 	if err != nil {
 		return nil, s.readError(err)
+	}
+	if rep.TooMany {
+		detail := fmt.Sprintf("the archive holds more than %d entries (its central directory says so: nothing was extracted)", s.lim.entries)
+		if rep.Declared > uint64(s.lim.entries) {
+			detail = fmt.Sprintf("the archive announces %d entries, more than the limit of %d (nothing was extracted)", rep.Declared, s.lim.entries)
+		}
+		return nil, s.refuse("", &violation{reason: ErrTooMany, advice: s.adviceEntries(), detail: detail})
 	}
 	if len(rep.Problems) > 0 {
 		p := rep.Problems[0]
@@ -155,6 +289,13 @@ func (s *state) openZip(sec *io.SectionReader) (*source, error) {
 		}
 		v.offset, v.hasOffset = p.Offset, true
 		return nil, s.refuse(p.Member, v)
+	}
+	var total int64
+	for _, e := range rep.Entries {
+		declared := int64(min(e.UncompressedSize, math.MaxInt64))
+		if v := s.checkDeclared(declared, &total, size); v != nil {
+			return nil, s.refuse(e.Name, v)
+		}
 	}
 	s.zip = rep.Entries
 	if s.zip == nil {
@@ -191,6 +332,30 @@ func (c ctxReaderAt) ReadAt(p []byte, off int64) (int, error) {
 
 // openStream sets up a (compressed) tar stream.
 func (s *state) openStream(format string, r io.Reader, compressed func() int64) (*source, error) {
+	dec, err := s.decoder(format, r)
+	if err != nil {
+		return nil, err
+	}
+	s.tar = &tarAudit{r: dec}
+	tarIn := &eofWatch{r: s.tar}
+	return &source{
+		format:     format,
+		compressed: compressed,
+		walk: func(ctx context.Context, h archives.FileHandler) error {
+			return archives.Tar{}.Extract(ctx, tarIn, h)
+		},
+		finish: func() error {
+			if tarIn.short {
+				return s.refuse("", refusal(ErrCorrupt, "the tar archive ends without its end-of-archive marker"))
+			}
+			return s.checkTrailer(dec)
+		},
+		close: func() { dec.Close() },
+	}, nil
+}
+
+// decoder returns the tar stream of the archive r in format, decompressed.
+func (s *state) decoder(format string, r io.Reader) (io.ReadCloser, error) {
 	var dec io.ReadCloser
 	var err error
 	switch format {
@@ -214,22 +379,7 @@ func (s *state) openStream(format string, r io.Reader, compressed func() int64) 
 	if err != nil {
 		return nil, s.refuse("", &violation{reason: ErrCorrupt, detail: "cannot start decompressing " + format, err: err})
 	}
-	s.tar = &tarAudit{r: dec}
-	tarIn := &eofWatch{r: s.tar}
-	return &source{
-		format:     format,
-		compressed: compressed,
-		walk: func(ctx context.Context, h archives.FileHandler) error {
-			return archives.Tar{}.Extract(ctx, tarIn, h)
-		},
-		finish: func() error {
-			if tarIn.short {
-				return s.refuse("", refusal(ErrCorrupt, "the tar archive ends without its end-of-archive marker"))
-			}
-			return s.checkTrailer(dec)
-		},
-		close: func() { dec.Close() },
-	}, nil
+	return dec, nil
 }
 
 // eofWatch notes whether its reader ever ran out before filling a read.

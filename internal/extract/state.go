@@ -53,6 +53,7 @@ type state struct {
 	strip    int
 	symlinks bool
 	lim      limits
+	settings Settings
 	root     *os.Root
 	rep      *Report
 
@@ -86,6 +87,7 @@ func newState(ctx context.Context, archive string, root *os.Root, opts Options, 
 		strip:    opts.StripComponents,
 		symlinks: opts.AllowSymlinks,
 		lim:      lim,
+		settings: opts.Settings,
 		root:     root,
 		rep:      rep,
 		seeds:    [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
@@ -260,7 +262,8 @@ func classify(f archives.FileInfo) (entryType, string) {
 func (s *state) count(name string) error {
 	s.created++
 	if s.created > s.lim.entries {
-		return s.refuse(name, refusal(ErrTooMany, "more than %d entries (directories created implicitly included)", s.lim.entries))
+		return s.refuse(name, &violation{reason: ErrTooMany, advice: s.adviceEntries(),
+			detail: fmt.Sprintf("more than %d entries (directories created implicitly included)", s.lim.entries)})
 	}
 	return nil
 }
@@ -532,7 +535,7 @@ func (s *state) copy(name string, dst io.Writer, src io.Reader, fromArchive bool
 func (s *state) checkSize(size int64) *violation {
 	switch {
 	case size < 0 || size > s.lim.file:
-		return &violation{reason: ErrTooLarge, advice: adviceFile,
+		return &violation{reason: ErrTooLarge, advice: s.adviceFile(),
 			detail: fmt.Sprintf("file of %d bytes, more than the limit of %d", uint64(size), s.lim.file)}
 	case size > s.lim.total-s.rep.Bytes:
 		return s.totalViolation()
@@ -544,7 +547,7 @@ func (s *state) checkSize(size int64) *violation {
 // written bytes so far.
 func (s *state) admit(written, n int64) *violation {
 	if written+n > s.lim.file {
-		return &violation{reason: ErrTooLarge, advice: adviceFile,
+		return &violation{reason: ErrTooLarge, advice: s.adviceFile(),
 			detail: fmt.Sprintf("file larger than the limit of %d bytes", s.lim.file)}
 	}
 	total := s.rep.Bytes + n
@@ -552,16 +555,24 @@ func (s *state) admit(written, n int64) *violation {
 		return s.totalViolation()
 	}
 	if compressed := s.compressed(); float64(total) > s.lim.ratio*float64(compressed)+float64(s.lim.allowance) {
-		return &violation{reason: ErrBomb, advice: adviceRatio,
+		return &violation{reason: ErrBomb, advice: s.adviceRatio(),
 			detail: fmt.Sprintf("%d bytes would be extracted from %d archive bytes read, more than %g times as many plus %d", total, compressed, s.lim.ratio, s.lim.allowance)}
 	}
 	return nil
 }
 
 func (s *state) totalViolation() *violation {
-	return &violation{reason: ErrTooLarge, advice: adviceTotal,
+	return &violation{reason: ErrTooLarge, advice: s.adviceTotal(),
 		detail: fmt.Sprintf("the extracted files would exceed the total limit of %d bytes", s.lim.total)}
 }
+
+// The advice of the refusals by a limit, naming the caller's setting.
+func (s *state) adviceEntries() string {
+	return limitAdvice("number of entries", s.settings.Entries)
+}
+func (s *state) adviceFile() string  { return limitAdvice("file size", s.settings.FileBytes) }
+func (s *state) adviceTotal() string { return limitAdvice("total size", s.settings.TotalBytes) }
+func (s *state) adviceRatio() string { return ratioAdvice(s.settings.Ratio) }
 
 // refuse turns a violation into an *EntryError for the named entry.
 func (s *state) refuse(name string, v *violation) *EntryError {

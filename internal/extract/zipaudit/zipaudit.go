@@ -154,6 +154,12 @@ type Report struct {
 	Problems []Problem
 	// Truncated is true when the audit stopped at the 100th problem.
 	Truncated bool
+	// TooMany is set by [AuditLimit] when the archive holds more entries
+	// than its limit: its end record says so (Declared is what it says),
+	// or its central directory holds more headers. The audit stopped
+	// there, Entries is partial and the archive was not checked further.
+	TooMany  bool
+	Declared uint64
 }
 
 // Err returns nil when the report has no problem, else an error naming
@@ -174,6 +180,8 @@ type auditor struct {
 	r    io.ReaderAt
 	size int64
 	rep  *Report
+	// max bounds the entries read (0: no bound).
+	max uint64
 	// ioErr is the first read error other than reading past the end.
 	ioErr error
 }
@@ -186,16 +194,28 @@ var errStop = errors.New("too many problems")
 // error only when r fails to read; everything wrong with the bytes is a
 // [Problem] in the report.
 func Audit(r io.ReaderAt, size int64) (*Report, error) {
-	a := &auditor{r: r, size: size, rep: &Report{}}
+	return AuditLimit(r, size, 0)
+}
+
+// AuditLimit is [Audit] for an archive that may hold at most maxEntries
+// entries (0: any number): one that holds more is reported TooMany as soon
+// as its end record announces them, or its central directory reaches one
+// more, without reading the rest, so that an archive of a million entries
+// costs nothing to refuse.
+func AuditLimit(r io.ReaderAt, size int64, maxEntries uint64) (*Report, error) {
+	a := &auditor{r: r, size: size, rep: &Report{}, max: maxEntries}
 	err := a.run()
 	if a.ioErr != nil {
 		return nil, a.ioErr
 	}
-	if err != nil && !errors.Is(err, errStop) {
+	if err != nil && !errors.Is(err, errStop) && !errors.Is(err, errTooMany) {
 		return nil, err
 	}
 	return a.rep, nil
 }
+
+// errTooMany ends an audit of an archive with more entries than allowed.
+var errTooMany = errors.New("too many entries")
 
 // add records a problem; it returns errStop once there are enough.
 func (a *auditor) add(member string, off int64, corrupt bool, format string, args ...any) error {
@@ -237,6 +257,11 @@ func (a *auditor) run() error {
 	e, err := a.findEnd()
 	if err != nil || e == nil {
 		return err
+	}
+	a.rep.Declared = e.entries
+	if a.max > 0 && e.entries > a.max {
+		a.rep.TooMany = true
+		return errTooMany
 	}
 	// The central directory must end where the end record begins, at the
 	// offset the end record gives.
@@ -388,6 +413,10 @@ func (a *auditor) readCentral(cdOff, cdSize int64, want uint64) ([]Entry, error)
 	var entries []Entry
 	hdr := make([]byte, centralLen)
 	for pos < cdOff+cdSize {
+		if a.max > 0 && uint64(len(entries)) >= a.max {
+			a.rep.TooMany = true
+			return entries, errTooMany
+		}
 		if _, err := io.ReadFull(br, hdr); err != nil {
 			return entries, a.add("", pos, true, "the central directory ends inside a header (%d bytes left); the archive is truncated or corrupt", cdOff+cdSize-pos)
 		}

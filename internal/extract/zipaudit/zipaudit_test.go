@@ -557,3 +557,52 @@ func FuzzAudit(f *testing.F) {
 		}
 	})
 }
+
+// AuditLimit stops at once on an archive with more entries than its
+// limit: on the count the end record announces, or, when that count is
+// low, on the central directory header past the limit.
+func TestAuditLimit(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, n := range []string{"a", "b", "c", "d", "e"} {
+		w, err := zw.Create(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(n))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	five := buf.Bytes()
+	// The same archive whose end record announces 3 entries.
+	lying := bytes.Clone(five)
+	end := bytes.LastIndex(lying, []byte("PK\x05\x06"))
+	lying[end+8], lying[end+10] = 3, 3
+	for _, tc := range []struct {
+		name     string
+		data     []byte
+		max      uint64
+		tooMany  bool
+		declared uint64
+		entries  int // read before stopping
+	}{
+		{"within the limit", five, 5, false, 5, 5},
+		{"no limit", five, 0, false, 5, 5},
+		{"announced over the limit", five, 4, true, 5, 0},
+		{"announced within, held over", lying, 4, true, 3, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := zipaudit.AuditLimit(bytes.NewReader(tc.data), int64(len(tc.data)), tc.max)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.TooMany != tc.tooMany || rep.Declared != tc.declared || len(rep.Entries) != tc.entries {
+				t.Errorf("TooMany %v, Declared %d, %d entries read; want %v, %d, %d", rep.TooMany, rep.Declared, len(rep.Entries), tc.tooMany, tc.declared, tc.entries)
+			}
+			if !tc.tooMany && len(rep.Problems) > 0 {
+				t.Errorf("problems: %v", rep.Problems)
+			}
+		})
+	}
+}
