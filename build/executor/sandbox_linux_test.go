@@ -179,8 +179,9 @@ func TestSandboxPrivateTmp(t *testing.T) {
 	}
 
 	// The run's folders below the host's /tmp, as with --cache-dir /tmp/x.
-	a := action("sh", "-c", `echo "tmpdir=$TMPDIR"; echo mine > /tmp/mine-tmp && echo mine > /var/tmp/mine-vartmp && echo mine > /dev/shm/mine-shm && exec `+python+` -c "$PROBE"`)
-	a.Env["SOCK"], a.Env["PROBE"] = sock, tmpProbe
+	mine := "mine-" + filepath.Base(host)
+	a := action("sh", "-c", `echo "tmpdir=$TMPDIR"; echo mine > /tmp/$MINE-tmp && echo mine > /var/tmp/$MINE-vartmp && echo mine > /dev/shm/$MINE-shm && exec `+python+` -c "$PROBE"`)
+	a.Env["SOCK"], a.Env["PROBE"], a.Env["MINE"] = sock, tmpProbe, mine
 	res, err := e.Run(context.Background(), a, pathsIn(host))
 	if err != nil {
 		t.Fatalf("the probe failed in the sandbox: %v\n%s", err, res.Log)
@@ -195,7 +196,7 @@ func TestSandboxPrivateTmp(t *testing.T) {
 		}
 	}
 	// /tmp and /var/tmp are one folder of the step's own.
-	want := []string{"/dev/shm/mine-shm", "/tmp/mine-tmp", "/tmp/mine-vartmp", "/var/tmp/mine-tmp", "/var/tmp/mine-vartmp"}
+	want := []string{"/dev/shm/" + mine + "-shm", "/tmp/" + mine + "-tmp", "/tmp/" + mine + "-vartmp", "/var/tmp/" + mine + "-tmp", "/var/tmp/" + mine + "-vartmp"}
 	slices.Sort(entries)
 	if !slices.Equal(entries, want) {
 		t.Errorf("the step found %q, want only what it wrote itself, %q\n%s", entries, want, res.Log)
@@ -203,8 +204,11 @@ func TestSandboxPrivateTmp(t *testing.T) {
 	if !strings.Contains(string(res.Log), "tmpdir=/tmp\n") {
 		t.Errorf("TMPDIR is not the step's /tmp:\n%s", res.Log)
 	}
-	if _, err := os.Stat("/tmp/mine-tmp"); err == nil {
-		t.Errorf("the step's /tmp/mine-tmp reached the host")
+	for _, f := range []string{"/tmp/" + mine + "-tmp", "/var/tmp/" + mine + "-vartmp", "/dev/shm/" + mine + "-shm"} {
+		if _, err := os.Stat(f); err == nil {
+			os.Remove(f)
+			t.Errorf("the step's %s reached the host", f)
+		}
 	}
 
 	// The control: the same probe on the host sees the host's files and
