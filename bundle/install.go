@@ -115,11 +115,16 @@ func Install(ctx context.Context, o *Opened, opts InstallOptions) (*Installed, e
 	if log == nil {
 		log = io.Discard
 	}
+	// Python and pip run confined where the host allows it: the end of
+	// ctx (an interrupted install, a lane's timeout) ends what they
+	// started too, and so does the death of mkrelease, even by SIGKILL.
+	// Otherwise a process ensurepip started (it runs pip as a child of
+	// its own) would go on writing into a virtualenv that a killed install
+	// left, while the next install removes and recreates it.
+	contain := procgroup.ProbeContainment(ctx)
 	pip := func(out io.Writer, args ...string) error {
 		cmd := exec.CommandContext(ctx, vpy, append([]string{"-I", "-m", "pip", "--isolated", "--disable-pip-version-check", "--no-input"}, args...)...)
-		// The end of ctx (an interrupted install, a lane's timeout) ends
-		// what pip started too; it also dies with mkrelease.
-		procgroup.KillOnCancel(cmd)
+		contain.KillOnCancel(cmd)
 		cmd.Dir = o.Root
 		cmd.Env = env
 		var buf bytes.Buffer
@@ -171,8 +176,7 @@ func Install(ctx context.Context, o *Opened, opts InstallOptions) (*Installed, e
 		}
 		res.Python = py
 		res.Created = true
-		if err := createVenv(ctx, py, venv, env); err != nil {
-			removeVenv(venv)
+		if err := createVenv(ctx, contain, py, venv, env); err != nil {
 			return nil, &InstallError{Msg: "could not create the virtualenv " + venv, Err: err}
 		}
 	}
@@ -314,8 +318,8 @@ func markerContent(real string) []byte {
 // folder appears with installMarker already in it: it is assembled beside
 // venv and renamed into place, so a kill at any moment leaves either no
 // venv or one the next install recognises as its own. Only then does
-// Python populate it.
-func createVenv(ctx context.Context, py, venv string, env []string) error {
+// Python populate it. When Python fails the folder is removed again.
+func createVenv(ctx context.Context, contain procgroup.Containment, py, venv string, env []string) error {
 	parent := filepath.Dir(venv)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
@@ -341,13 +345,16 @@ func createVenv(ctx context.Context, py, venv string, env []string) error {
 		return err
 	}
 	if err := atomicfile.SyncDir(parent); err != nil {
+		removeVenv(venv)
 		return err
 	}
 	cmd := exec.CommandContext(ctx, py, "-I", "-m", "venv", venv)
-	// As pip's: the end of ctx ends it, and it dies with mkrelease.
-	procgroup.KillOnCancel(cmd)
+	// As pip's: the end of ctx, or of mkrelease, ends it and what it
+	// started (ensurepip's pip).
+	contain.KillOnCancel(cmd)
 	cmd.Env = env
 	if out, err := cmd.CombinedOutput(); err != nil {
+		removeVenv(venv)
 		return fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))
 	}
 	return nil
@@ -436,15 +443,25 @@ func leftByInterruptedInstall(venv string, protected []string) (string, error) {
 		return refuse("it does not name this folder ("+real+"): it was moved or copied here, or written by something else",
 			"mkrelease removes only a virtualenv it created in this place: remove "+venv+" yourself if it is yours to remove, and install again")
 	}
+	if why := protectedReason(real, protected); why != "" {
+		return refuse(why, "name another folder with --venv")
+	}
+	return real, nil
+}
+
+// protectedReason says why the folder real must never be removed: it is a
+// file system root, or it is or holds one of protected. It is empty when
+// nothing forbids it.
+func protectedReason(real string, protected []string) string {
 	if filepath.Dir(real) == real {
-		return refuse("it is the root of a file system", "name another folder with --venv")
+		return "it is the root of a file system"
 	}
 	for _, p := range protected {
 		if within(p, real) {
-			return refuse("it is (or holds) "+p, "name another folder with --venv")
+			return "it is (or holds) " + p
 		}
 	}
-	return real, nil
+	return ""
 }
 
 // protectedDirs are the folders a recreated virtualenv must never be nor
@@ -481,12 +498,20 @@ func within(p, dir string) bool {
 
 // removeVenv removes a virtualenv Install created, its marker last, so
 // that a kill while it runs leaves the marker, and the next install
-// finishes the removal.
+// finishes the removal. It removes nothing through a symbolic link: venv
+// must be a folder itself.
 func removeVenv(venv string) error {
-	entries, err := os.ReadDir(venv)
+	fi, err := os.Lstat(venv)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder (%v): nothing removed", venv, fi.Mode().Type())
+	}
+	entries, err := os.ReadDir(venv)
 	if err != nil {
 		return err
 	}

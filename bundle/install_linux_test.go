@@ -3,11 +3,11 @@ package bundle
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,18 +28,22 @@ func TestInstallCancelEndsPip(t *testing.T) {
 		t.Skip("no platform tag known for this machine")
 	}
 	dir := t.TempDir()
-	pids := filepath.Join(dir, "pids")
-	t.Setenv("FAKEPY_PIDS", pids)
+	ready := filepath.Join(dir, "ready")
+	t.Setenv("FAKEPY_READY", ready)
+	// The child's command line names it: the pids pip sees may be those
+	// of a PID namespace of its own.
+	sleepArg := fmt.Sprintf("300.%d", time.Now().UnixNano()%1e9)
+	t.Setenv("FAKEPY_SLEEP", sleepArg)
 	// A stand-in interpreter: it answers the probe, makes a "virtualenv"
 	// holding a copy of itself, and as pip starts a child that inherits
-	// its output, writes both pids and waits.
+	// its output, says it is ready and waits.
 	py := filepath.Join(dir, "python3.99")
 	script := `#!/bin/sh
 if [ "$2" = "-c" ]; then echo cpython 3.99.0; exit 0; fi
 if [ "$3" = "venv" ]; then mkdir -p "$4/bin" && cp "$0" "$4/bin/python"; exit; fi
 if [ "$3" = "pip" ]; then
-	sleep 300 &
-	echo "$! $$" > "$FAKEPY_PIDS.tmp" && mv "$FAKEPY_PIDS.tmp" "$FAKEPY_PIDS"
+	sleep "$FAKEPY_SLEEP" &
+	touch "$FAKEPY_READY"
 	wait
 fi
 exit 3
@@ -63,10 +67,10 @@ exit 3
 	}()
 	var started []int
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if b, err := os.ReadFile(pids); err == nil {
-			for _, f := range strings.Fields(string(b)) {
-				pid, _ := strconv.Atoi(f)
-				started = append(started, pid)
+		if _, err := os.Stat(ready); err == nil {
+			started = append(proctest.WithMarker(sleepArg), proctest.WithMarker(VenvPython(venv))...)
+			if len(started) < 2 {
+				t.Fatalf("found the processes %v of the stand-in pip, want it and its child", started)
 			}
 			break
 		}
@@ -306,13 +310,12 @@ func TestInstallMarker(t *testing.T) {
 				}
 			} else {
 				var ie *InstallError
-				if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.As(err, &ie) {
-					t.Fatalf("Install: %v, want an *InstallError with %q", err, tc.err)
-				}
-				if tc.kept != nil && !strings.Contains(err.Error(), venv) {
+				switch {
+				case err == nil || !strings.Contains(err.Error(), tc.err) || !errors.As(err, &ie):
+					t.Errorf("Install: %v, want an *InstallError with %q", err, tc.err)
+				case tc.kept != nil && !strings.Contains(err.Error(), venv):
 					t.Errorf("the refusal does not name %s: %v", venv, err)
-				}
-				if ie.Hint == "" && !strings.HasPrefix(tc.err, "pip") {
+				case ie.Hint == "" && !strings.HasPrefix(tc.err, "pip"):
 					t.Errorf("the refusal gives no remedy: %v", err)
 				}
 			}

@@ -94,3 +94,29 @@ func TestInstallRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestProtectedReason: a virtualenv left by an interrupted install is never
+// removed when it is a file system root or is, or holds, a protected
+// folder (the home folder); a folder beside or below one is removable.
+func TestProtectedReason(t *testing.T) {
+	root := t.TempDir()
+	for filepath.Dir(root) != root {
+		root = filepath.Dir(root)
+	}
+	home := filepath.Join(root, "home", "u")
+	for _, tc := range []struct {
+		real string
+		want string
+	}{
+		{root, "it is the root of a file system"},
+		{home, "it is (or holds) " + home},
+		{filepath.Join(root, "home"), "it is (or holds) " + home},
+		{filepath.Join(home, "venv"), ""},
+		{filepath.Join(root, "home", "u2"), ""},
+		{filepath.Join(root, "home", "u.."), ""},
+	} {
+		if got := protectedReason(tc.real, []string{home}); got != tc.want {
+			t.Errorf("protectedReason(%q) = %q, want %q", tc.real, got, tc.want)
+		}
+	}
+}

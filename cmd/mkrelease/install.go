@@ -38,8 +38,19 @@ creates or reuses the virtualenv, installs with pip --no-index --require-hashes
 Nothing comes from outside the bundle: PIP_*, PYTHON* and VIRTUAL_ENV are removed
 from pip's and Python's environment, Python runs isolated (-I) and pip with
 --isolated and no configuration file. A refused bundle installs nothing; a
-virtualenv created for a failed install is removed. Exit status 1 when the bundle
-or the install is refused, 2 for bad invocations.`,
+virtualenv created for a failed or interrupted (Ctrl-C) install is removed.
+
+A virtualenv install creates holds the file .mkrelease-installing, naming the
+folder, until the install has completed. A kill that left no chance to clean up
+(kill -9, a power cut) leaves it behind, and the next install into that folder
+removes it and creates it again, saying so. A folder that is a symbolic link,
+whose file names another folder, or that is (or holds) the home folder is never
+removed: install refuses it, naming it. A virtualenv install did not create is
+never removed either: a good one is reused, one without a working pip is refused.
+On Linux, where the host allows PID namespaces, nothing Python or pip started
+outlives a killed install to write into the folder being recreated.
+
+Exit status 1 when the bundle or the install is refused, 2 for bad invocations.`,
 		Example: `  mkrelease install vexl-0.3.0-linux-x86_64.tar.gz
   mkrelease install vexl-0.3.0-linux-x86_64.tar.gz --venv /opt/vexl --python python3.12`,
 		Args: func(cmd *cobra.Command, args []string) error {
