@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -199,11 +198,17 @@ func (s CompileStage) Run(ctx context.Context, r *release.Release) error {
 // isolation level isolation ([executor.Sandbox.Level]), which its key
 // records.
 func Action(r *release.Release, t config.Target, step config.Step, isolation string) executor.Action {
-	// Each step has a Go build cache of its own, and a folder of its own
-	// for the caches of the other tools it runs ($MKRELEASE_STEP_CACHE): a
-	// cache a step writes is never read by another step, so no step can
-	// plant a compiled package in what a later one links.
-	gocache, stepCache := r.ActionCache().StepDirs(t.Name, step.Name)
+	// A step's Go build cache and the folder for the caches of the other
+	// tools it runs ($MKRELEASE_STEP_CACHE, zig's) are new at every run, in
+	// its scratch: a cache a step can write outlives no run, so no step,
+	// not even an earlier run of the same one from other sources (a commit
+	// since reverted, a build with --no-cache), can plant a compiled
+	// package or a C library in what a later run links. Go's cache maps an
+	// action to its output by the action's inputs and cannot tell a forged
+	// output from a real one; a shared cache would need every entry
+	// rebuilt to be checked. What it saved: the standard library compiled
+	// again by a step whose inputs changed (tens of seconds an action); a
+	// step whose inputs did not change is served whole by the action cache.
 	extra := map[string]string{}
 	for k, v := range t.Env {
 		extra[k] = v
@@ -216,7 +221,6 @@ func Action(r *release.Release, t config.Target, step config.Step, isolation str
 	extra["MKRELEASE_VERSION"] = r.Config.Project.Version
 	env := executor.Environment(executor.EnvOptions{
 		Epoch:    r.Epoch,
-		GoCache:  gocache,
 		PassEnv:  r.Config.Build.PassEnv,
 		Extra:    extra,
 		Uses:     step.Uses,
@@ -252,7 +256,7 @@ func Action(r *release.Release, t config.Target, step config.Step, isolation str
 	return executor.Action{
 		Step: step.Name, Target: t.Name, Argv: step.Run, Env: env, Dir: step.Dir,
 		Outputs: step.Outputs, Inputs: inputs, Timeout: step.Timeout.Duration,
-		Tools: tools, Caches: []string{gocache}, Cache: stepCache, Isolation: isolation,
+		Tools: tools, Isolation: isolation,
 	}
 }
 
@@ -307,9 +311,6 @@ func (s CompileStage) runStep(ctx context.Context, r *release.Release, exe *exec
 	// with it.
 	if err := treehash.Copy(ctx, s.Workspaces[step.Source], paths.Workspace); err != nil {
 		return rec, fmt.Errorf("step %s [%s]: copy the workspace of source %s: %w", step.Name, t.Name, step.Source, err)
-	}
-	if err := actioncache.UseStepDirs(time.Now(), slices.Concat(a.Caches, []string{a.Cache})...); err != nil {
-		return rec, fmt.Errorf("step %s [%s]: %w", step.Name, t.Name, err)
 	}
 	log.Info("action running", "key", key[:12])
 	res, err := exe.Run(ctx, a, paths)
