@@ -87,11 +87,11 @@ import (
 // Cache is an action cache rooted at Dir.
 type Cache struct {
 	Dir string
-	// Digests remembers which stored files Restore found intact, by their
-	// identity on disk without the ctime that each link changes
-	// ([digestmemo.Memo.SHA256Linked]), so that restoring an unchanged
-	// entry again does not read it again; the zero Memo re-hashes every
-	// restored file every time.
+	// Digests remembers the digests of stored files, by their identity on
+	// disk: device, inode, size and modification time, which every write
+	// changes ([digestmemo.Memo.SHA256Linked]; Put remembers the files it
+	// stores), so that restoring an unchanged entry again does not hash
+	// it again; the zero Memo re-hashes every restored file every time.
 	Digests digestmemo.Memo
 
 	// openDst opens a file Restore writes; nil means os.OpenFile. Tests
