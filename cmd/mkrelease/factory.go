@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mkrelease/mkrelease/internal/progress"
 	"io"
 	"log/slog"
 	"os"
@@ -19,6 +18,8 @@ import (
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/internal/inert"
+	"github.com/mkrelease/mkrelease/internal/progress"
 )
 
 // IOStreams are the command's standard streams.
@@ -102,8 +103,22 @@ func Main() int {
 	applyMemoryLimit(os.LookupEnv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	f := &Factory{IO: &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}, Getenv: s.getenv(os.Getenv), LookupEnv: s.lookupEnv(os.LookupEnv)}
-	return run(ctx, f, os.Args[1:])
+	return runInert(ctx, s, os.Stdin, os.Stdout, os.Stderr, os.Args[1:])
+}
+
+// runInert runs the command line args with the standard streams given,
+// everything written to them inert (package inert): a case's id, a
+// wheel's metadata or a file name that holds an escape sequence is shown
+// escaped, so it cannot act on the terminal (draw a forged "published"
+// over a refusal). JSON is escaped already; the progress display draws on
+// stderr itself and escapes what it draws.
+func runInert(ctx context.Context, s secrets, in io.Reader, stdout, stderr io.Writer, args []string) int {
+	out, errOut := inert.NewWriter(stdout), inert.NewWriter(stderr)
+	f := &Factory{IO: &IOStreams{In: in, Out: out, ErrOut: errOut}, Getenv: s.getenv(os.Getenv), LookupEnv: s.lookupEnv(os.LookupEnv)}
+	code := run(ctx, f, args)
+	out.Flush()
+	errOut.Flush()
+	return code
 }
 
 func run(ctx context.Context, f *Factory, args []string) int {

@@ -17,7 +17,13 @@ import (
 // on a terminal, plain lines when stderr is not one or CI=true, NO_COLOR
 // or TERM=dumb is set (progress.Live).
 func newProgress(f *Factory) *progress.Meter {
-	file, isFile := f.IO.ErrOut.(*os.File)
+	// The display draws on the terminal itself, under the inert writer
+	// that other text goes through (it escapes what it draws).
+	errOut := f.IO.ErrOut
+	if u, ok := errOut.(interface{ Underlying() io.Writer }); ok {
+		errOut = u.Underlying()
+	}
+	file, isFile := errOut.(*os.File)
 	tty := isFile && term.IsTerminal(int(file.Fd()))
 	lookup := f.LookupEnv
 	if lookup == nil {
@@ -32,7 +38,7 @@ func newProgress(f *Factory) *progress.Meter {
 			return 80
 		}
 	}
-	return progress.New(f.IO.ErrOut, o)
+	return progress.New(errOut, o)
 }
 
 // lineHandler writes one plain line per record, for terminals and CI logs

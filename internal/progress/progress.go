@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mkrelease/mkrelease/internal/inert"
 )
 
 // Unit is what a task counts.
@@ -137,7 +139,9 @@ func (m *Meter) Start(name string, total int64, unit Unit) *Task {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
-	t := &Task{m: m, name: name, total: total, unit: unit, start: now, lastPlain: now}
+	// A name may come from a wheel or evidence (a case's id): it is shown
+	// inert, whatever bytes it holds.
+	t := &Task{m: m, name: inert.Escape(name), total: total, unit: unit, start: now, lastPlain: now}
 	m.tasks = append(m.tasks, t)
 	m.redraw(true)
 	return t
@@ -195,7 +199,8 @@ func (t *Task) Done() {
 
 // Writer returns a writer for log lines: on a terminal each write clears
 // the status line first and draws it again after. Each write should be
-// whole lines.
+// whole lines; they are written inert (package inert: a control
+// character shows as \x1b), so that nothing logged acts on the terminal.
 func (m *Meter) Writer() io.Writer { return logWriter{m} }
 
 type logWriter struct{ m *Meter }
@@ -208,11 +213,14 @@ func (l logWriter) Write(p []byte) (int, error) {
 		io.WriteString(m.w, "\r\x1b[K")
 		m.drawn = false
 	}
-	n, err := m.w.Write(p)
+	_, err := io.WriteString(m.w, inert.Escape(string(p)))
 	if m.live {
 		m.redraw(true)
 	}
-	return n, err
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // redraw draws the status line (m.mu held), unless it was drawn less than

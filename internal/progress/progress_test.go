@@ -172,3 +172,24 @@ func TestClock(t *testing.T) {
 		}
 	}
 }
+
+// TestInertNamesAndLines: a task's name and a log line that hold escape
+// sequences (a case id from evidence) are drawn escaped; only the meter's
+// own sequences reach the terminal.
+func TestInertNamesAndLines(t *testing.T) {
+	c := newClock()
+	var b strings.Builder
+	m := New(&b, Options{Live: true, Now: c.now, Width: func() int { return 200 }})
+	task := m.Start("case \x1b[2K\x1b[32mpublished", 2, Items)
+	m.Writer().Write([]byte("mkrelease: case failed: x\x1b[1A\rpublished\n"))
+	task.Done()
+	out := strings.ReplaceAll(b.String(), "\r\x1b[K", "") // the meter's own
+	if strings.ContainsAny(out, "\x1b\r") {
+		t.Errorf("raw control characters reached the terminal: %q", out)
+	}
+	for _, want := range []string{`case \x1b[2K\x1b[32mpublished`, `x\x1b[1A\rpublished`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output %q lacks %q", out, want)
+		}
+	}
+}
