@@ -22,26 +22,59 @@ func IsChannel(dir string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
+// ChannelStates keeps what was seen of channels, so that a channel that
+// goes back to an older state is refused (see channel.Checkpoint).
+type ChannelStates interface {
+	// Seen returns the state of the channel at dest seen before (nil
+	// when none was).
+	Seen(dest string) (*channel.Checkpoint, error)
+	// Verified keeps cp, the state of the channel at dest, which passed
+	// every check.
+	Verified(dest string, cp *channel.Checkpoint) error
+}
+
 // Channel audits a release channel: the channel's own checks (package
 // channel: state, every file's digest, sidecars and SHA256SUMS, core
-// metadata files, index pages), then for every version: its signed
+// metadata files, index pages), its signed state (channel.json's statement
+// signed by a trusted key: check "signed state"), against the state seen
+// before when o.Channels has one (check "rollback"), then for every
+// version: its signed
 // verification summary (a trusted key, PASSED, subjects exactly the
 // version's wheels, bundles, SBOM and release notes, every input
 // attestation published with its digest), its signed provenance (a trusted key, and every
 // published wheel, bundle and SBOM one of its subjects with the same
 // digest: a release may publish some of its targets only), and each
-// wheel's own checks.
+// wheel's own checks. When every check holds, o.Channels keeps the
+// channel's state.
 func Channel(ctx context.Context, dest string, o Options) ([]Item, error) {
 	it := newItem(dest, "channel")
-	rep, err := channel.Verify(ctx, dest)
+	var since *channel.Checkpoint
+	if o.Channels != nil {
+		var err error
+		if since, err = o.Channels.Seen(dest); err != nil {
+			return nil, err
+		}
+	}
+	rep, err := channel.Verify(ctx, dest, channel.VerifyOptions{TrustedKeys: o.TrustedKeys, Since: since})
 	if err != nil {
 		return nil, err
 	}
-	var fs []Finding
+	var fs, signed, rollback []Finding
 	for _, f := range rep.Findings {
-		fs = append(fs, Finding{File: f.File, Msg: f.Check + ": " + f.Msg})
+		switch f.Check {
+		case channel.CheckSignedState:
+			signed = append(signed, Finding{File: f.File, Msg: f.Msg})
+		case channel.CheckRollback:
+			rollback = append(rollback, Finding{File: f.File, Msg: f.Msg})
+		default:
+			fs = append(fs, Finding{File: f.File, Msg: f.Check + ": " + f.Msg})
+		}
 	}
 	it.check("channel", fs...)
+	it.check("signed state", signed...)
+	if since != nil {
+		it.check("rollback", rollback...)
+	}
 	// rep.Versions is empty when there is no readable state to go on.
 	var sub []Item
 	var v *provenance.Verifier
@@ -76,7 +109,13 @@ func Channel(ctx context.Context, dest string, o Options) ([]Item, error) {
 			}
 		}
 	}
-	return append([]Item{it.Item}, sub...), nil
+	items := append([]Item{it.Item}, sub...)
+	if o.Channels != nil && rep.Checkpoint != nil && !slices.ContainsFunc(items, func(i Item) bool { return !i.OK }) {
+		if err := o.Channels.Verified(dest, rep.Checkpoint); err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
 }
 
 // provenanceFiles returns the files of a version folder (as

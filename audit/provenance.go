@@ -25,6 +25,10 @@ type Options struct {
 	// Lock, when set, is the project's release.lock: the sources and
 	// overlays the provenance records must be the locked ones.
 	Lock *lock.Lock
+	// Channels, when set, gives the state of each channel seen before
+	// (a channel older than it fails) and keeps the state of each channel
+	// that passed every check.
+	Channels ChannelStates
 }
 
 // summarisedFiles are the files of dir (a channel's version folder) its

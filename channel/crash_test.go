@@ -53,6 +53,7 @@ var hookPoints = []struct {
 	{"stage/find-links", fixtureHistory, false},
 	{"stage/index", fixtureHistory, false},
 	{"stage/state", fixtureHistory, false},
+	{"stage/signed", fixtureHistory, false},
 	{"stage/synced", fixtureHistory, false},
 	{"stage/renamed", fixtureHistory, false},
 	{"stage/synced-generations", fixtureHistory, false},

@@ -12,7 +12,8 @@
 // are vexl and Vexl_Plugin, a client sees:
 //
 //	DEST/
-//	  channel.json                   the state: project, generation, versions with every asset's sha256
+//	  channel.json                   the state: project, generation, time, versions with every asset's sha256
+//	  channel.intoto.jsonl           channel.json's signed statement (see Signed state)
 //	  index.html                     a page for people: every version with links to its assets
 //	  find-links.html                every wheel of every version (pip --find-links URL/find-links.html)
 //	  simple/index.html              PEP 503 root: one link per project ("vexl/", "vexl-plugin/")
@@ -36,11 +37,59 @@
 // gives the same bytes. PEP 691 JSON is not served: a static server cannot
 // negotiate content types, and installers fall back to the HTML pages.
 //
-// channel.json (format "mkrelease-channel/1", keys in a fixed order, two-space
+// channel.json (format "mkrelease-channel/2", keys in a fixed order, two-space
 // indentation, a trailing newline) is [State]: the project, the generation
-// number, the newest version, and for each version (ascending, PEP 440) its
+// number, when the generation was published (RFC 3339, UTC, to the second),
+// the newest version, and for each version (ascending, PEP 440) its
 // assets (name, sha256, size) and its wheels (file, normalised project,
-// Requires-Python, sha256 and size of the .metadata file).
+// Requires-Python, sha256 and size of the .metadata file). A channel whose
+// channel.json is of format "mkrelease-channel/1" (unsigned, made by an
+// earlier mkrelease) is refused: its versions are published again into a
+// new channel.
+//
+// # Signed state: rollback and fork
+//
+// Each generation's channel.json is signed: channel.intoto.jsonl is the
+// DSSE envelope of an in-toto Statement v1 whose one subject is
+// channel.json with its sha256, of predicate type [StatePredicateType],
+// whose predicate repeats channel.json's project, generation, published
+// and newest. Publish signs it with Release.Signer (the key that signs
+// the release's verification summary). The signature binds the generation
+// number to the channel's whole content: channel.json lists every file of
+// the generation with its sha256, and [Verify] checks every file against
+// it. So an attacker without the key cannot raise a generation's number,
+// nor pair an old generation's files with a newer channel.json (the files
+// it lists are not there), nor sign a state of their own.
+//
+// What a signature cannot show is that a generation is the newest: DEST
+// pointed back at an older generation (or a whole older copy served) is
+// a signed, consistent channel (a rollback, or a freeze when it is kept
+// there). A client recognises it only against a state it saw before: a
+// [Checkpoint] (the project, the generation, the time, channel.json's
+// sha256, the key that signed it and a digest of each version's assets)
+// taken from a channel that verified ([Report.Checkpoint]). Given one
+// ([VerifyOptions.Since]), Verify refuses (CheckRollback) a channel of
+// a lower generation (rollback), of the same generation with another
+// channel.json (a fork: two states under one number), or of a higher
+// generation that lacks a version the checkpoint records or lists it with
+// other assets (a published version never changes or goes). mkrelease
+// verify keeps the last checkpoint of each channel folder it verified in
+// the cache folder ([RememberedFile]), or reads and writes the files named
+// by --since and --save-state.
+//
+// Publish refuses (RuleStateNotVerified) a channel whose current state's
+// statement is missing, signed by no trusted key (Release.TrustedKeys, or
+// the Signer's own key), or not matching its channel.json; and
+// (RuleRollback) one older than, or forked from, Release.Seen, the state
+// the publisher kept from its last publish or verify (Result.Checkpoint).
+// Both are checked before anything is written, and again under the lock.
+// The new generation is the current one's number plus one, so the
+// generations a channel shows only go up. Generations beside DEST newer
+// than the one it shows are leftovers of killed publishes to the publish
+// that follows (they were never shown), so a rollback done before a
+// publish on a machine that kept no state is not recognised by that
+// publish: the generation it makes has a number a client saw with other
+// content, which the client's checkpoint refuses as a fork.
 //
 // # Generations: one rename publishes
 //
@@ -88,7 +137,12 @@
 //   - the version is lower than the newest published and
 //     Release.AllowDowngrade is false (RuleDowngrade);
 //   - the channel holds another project (RuleOtherProject);
-//   - DEST is not a channel made by mkrelease (RuleNotChannel).
+//   - DEST is not a channel made by mkrelease (RuleNotChannel);
+//   - the channel's signed state does not verify (RuleStateNotVerified);
+//   - the channel is older than, or forked from, Release.Seen
+//     (RuleRollback).
+//
+// A release without Release.Signer is a *UsageError.
 //
 // A release that cannot be published as given is a *UsageError (exit code
 // 2): an invalid project name or version, no assets or no wheel among them,
@@ -126,7 +180,7 @@
 //
 // # Fault injection
 //
-// Publish calls testhook.Crash at 26 named points; a binary built with the
+// Publish calls testhook.Crash at 27 named points; a binary built with the
 // mkrelease_testhooks build tag kills itself with SIGKILL at the one named
 // by MKRELEASE_TEST_CRASH_AT (without the tag the calls compile to
 // nothing). Publish also calls testhook.Count("copy", SRC) for each file
@@ -148,6 +202,7 @@
 //	stage/find-links              find-links.html written
 //	stage/index                   index.html written
 //	stage/state                   channel.json written
+//	stage/signed                  channel.intoto.jsonl written
 //	stage/synced                  every folder of the new generation synced
 //	stage/renamed                 the generation renamed to g-NNNNNN
 //	stage/synced-generations      the generations folder synced

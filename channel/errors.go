@@ -17,6 +17,13 @@ const (
 	RuleOtherProject = "other-project"
 	// RuleNotChannel: DEST is not a channel made by mkrelease.
 	RuleNotChannel = "not-a-channel"
+	// RuleStateNotVerified: the signed statement of the channel's
+	// channel.json is missing, or no trusted key verifies it, or it does
+	// not match channel.json.
+	RuleStateNotVerified = "state-not-verified"
+	// RuleRollback: the channel is older than the state of it seen before
+	// (Release.Seen), or forked from it (see Checkpoint.Refuses).
+	RuleRollback = "rollback"
 )
 
 // Reason is one reason a publish is refused.

@@ -3,6 +3,7 @@ package channel
 import (
 	"archive/zip"
 	"context"
+	"crypto"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
+	"github.com/mkrelease/mkrelease/internal/testkey"
+	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/wheel"
 )
 
@@ -123,9 +126,18 @@ func makeRelease(t testing.TB, version, salt string) []string {
 	return append(assets, filepath.Join(dir, "SHA256SUMS"))
 }
 
-// release returns the Release of makeRelease's assets.
+// testSigner signs every test channel's state.
+func testSigner() provenance.Signer { return testkey.Signer("channel") }
+
+// verifyOptions trust testSigner.
+func verifyOptions() VerifyOptions {
+	return VerifyOptions{TrustedKeys: []crypto.PublicKey{testSigner().Public()}}
+}
+
+// release returns the Release of makeRelease's assets, signed by
+// testSigner.
 func release(t testing.TB, version, salt string) Release {
-	return Release{Project: testProject, Version: version, Assets: makeRelease(t, version, salt)}
+	return Release{Project: testProject, Version: version, Assets: makeRelease(t, version, salt), Signer: testSigner()}
 }
 
 // mustPublish publishes r into dest and fails the test on error.
@@ -141,7 +153,7 @@ func mustPublish(t testing.TB, dest string, r Release) *Result {
 // mustVerify verifies dest and fails the test on any finding.
 func mustVerify(t testing.TB, dest string) *Report {
 	t.Helper()
-	rep, err := Verify(context.Background(), dest)
+	rep, err := Verify(context.Background(), dest, verifyOptions())
 	if err != nil {
 		t.Fatalf("Verify(%s) = %v", dest, err)
 	}

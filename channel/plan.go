@@ -2,17 +2,20 @@ package channel
 
 import (
 	"context"
+	"crypto"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/fsmode"
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pyname"
+	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/wheel"
 )
 
@@ -47,6 +50,20 @@ type Release struct {
 	// refused at once (it changed). Assets missing from Known are hashed;
 	// entries for paths not in Assets are ignored.
 	Known map[string]Asset
+	// Signer signs the new generation's channel.json
+	// (channel.intoto.jsonl); Publish refuses to publish without one.
+	Signer provenance.Signer
+	// TrustedKeys may have signed the channel's current state; the
+	// Signer's key is trusted too. A channel whose state no trusted key
+	// verifies is refused (RuleStateNotVerified).
+	TrustedKeys []crypto.PublicKey
+	// Seen, when set, is the state of this channel the publisher saw last
+	// (as Result.Checkpoint gave it): a channel older than it, or forked
+	// from it, is refused (RuleRollback).
+	Seen *Checkpoint
+	// Time is when the new generation is published (channel.json's
+	// "published"); the zero time means now.
+	Time time.Time
 }
 
 // Plan is the facts about publishing a release into a channel, for a
@@ -143,11 +160,16 @@ func (p *Plan) Refusal() *RefusedError {
 }
 
 // Plan works out what publishing r into the channel would do, without
-// writing anything: it validates the release (a *UsageError for what cannot
-// be published; see the package doc), hashes every asset (but those whose
-// digest is in r.Known), reads each wheel's METADATA, and compares with the
-// channel's state.
+// writing anything: it checks that the channel's state verifies and is not
+// older than r.Seen (a *RefusedError otherwise, before anything else),
+// validates the release (a *UsageError for what cannot be published; see
+// the package doc), hashes every asset (but those whose digest is in
+// r.Known), reads each wheel's METADATA, and compares with the channel's
+// state.
 func (c *Channel) Plan(ctx context.Context, r Release) (*Plan, error) {
+	if _, err := c.checkTrust(r); err != nil {
+		return nil, err
+	}
 	p, err := prepare(ctx, r)
 	if err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/testhook"
+	"github.com/mkrelease/mkrelease/provenance"
 )
 
 // Result is the outcome of a publish.
@@ -38,6 +39,9 @@ type Result struct {
 	// Removed names what was cleaned up, relative to DEST's folder:
 	// leftovers of killed publishes and generations collected.
 	Removed []string `json:"removed"`
+	// Checkpoint is the state the channel shows now, verified: the
+	// publisher keeps it as the next publish's Release.Seen.
+	Checkpoint *Checkpoint `json:"checkpoint"`
 }
 
 // Publish publishes r into the channel at dest (a folder path or a file://
@@ -45,6 +49,12 @@ type Result struct {
 // showed before or that plus the new version (see the package doc). It
 // holds an exclusive lock on DEST's lock file throughout, waiting for
 // another publish to finish (or ctx to end).
+//
+// Before anything else, the channel's current state must verify: its
+// channel.intoto.jsonl signed by a key of r.TrustedKeys or r.Signer's, and
+// matching its channel.json; and it must not be older than r.Seen. The new
+// generation's number is the current one's plus one, and its channel.json
+// is signed with r.Signer.
 //
 // Errors: a *UsageError for a release that cannot be published as given;
 // a *RefusedError when the channel's rules refuse it, with every reason
@@ -62,9 +72,14 @@ func Publish(ctx context.Context, dest string, r Release) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.Signer == nil {
+		return nil, &UsageError{Msg: fmt.Sprintf("channel %s: no key to sign the channel's state with", p.dest)}
+	}
 	// A first look without the lock: a refusal creates nothing, not even
 	// the lock file. The decision is taken again under the lock.
 	if c, err := Open(p.dest); err != nil {
+		return nil, err
+	} else if _, err := c.checkTrust(r); err != nil {
 		return nil, err
 	} else if c.compare(plan); plan.Refusal() != nil {
 		return nil, plan.Refusal()
@@ -83,11 +98,15 @@ func Publish(ctx context.Context, dest string, r Release) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	seen, err := c.checkTrust(r)
+	if err != nil {
+		return nil, err
+	}
 	c.compare(plan)
 	if ref := plan.Refusal(); ref != nil {
 		return nil, ref
 	}
-	res := &Result{Dest: p.dest, Plan: plan, NoOp: plan.NoOp(), Removed: []string{}}
+	res := &Result{Dest: p.dest, Plan: plan, NoOp: plan.NoOp(), Removed: []string{}, Checkpoint: seen}
 	cur := c.state.Generation
 	removed, err := cleanup(p, cur)
 	res.Removed = append(res.Removed, removed...)
@@ -108,9 +127,17 @@ func Publish(ctx context.Context, dest string, r Release) (*Result, error) {
 			return va.Compare(vb)
 		})
 		next.Newest = next.Versions[len(next.Versions)-1].Version
-		if err := stage(ctx, p, c.state, next, plan); err != nil {
+		now := r.Time
+		if now.IsZero() {
+			now = time.Now()
+		}
+		next.Published = formatPublished(now)
+		data, err := stage(ctx, p, c.state, next, plan, r.Signer)
+		if err != nil {
 			return nil, err
 		}
+		res.Checkpoint = &Checkpoint{Format: CheckpointFormat, Channel: p.dest, KeyID: provenance.KeyID(r.Signer.Public())}
+		res.Checkpoint.fill(&next, data)
 		if err := switchTo(p, c.kind, next.Generation); err != nil {
 			return nil, err
 		}
@@ -218,12 +245,26 @@ func cleanup(p paths, current int) ([]string, error) {
 }
 
 // stage builds generation next.Generation: in a temporary folder, then
-// renamed into place. On error the temporary folder is removed.
-func stage(ctx context.Context, p paths, old, next State, plan *Plan) (err error) {
+// renamed into place. Its channel.json is signed first, so that a signer
+// that fails leaves nothing behind. It returns the bytes of channel.json.
+// On error the temporary folder is removed.
+func stage(ctx context.Context, p paths, old, next State, plan *Plan, signer provenance.Signer) (_ []byte, err error) {
+	ps, err := pages(&next)
+	if err != nil {
+		return nil, err
+	}
+	state := ps[len(ps)-1]
+	if state.name != StateFile {
+		return nil, fmt.Errorf("channel: internal error: the last page is %s, not %s", state.name, StateFile)
+	}
+	signed, err := signState(ctx, signer, state.data, &next)
+	if err != nil {
+		return nil, err
+	}
 	final := filepath.Join(p.gens, genName(next.Generation))
 	tmp, err := atomicfile.TempDir(final)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer func() {
 		if err != nil {
@@ -236,7 +277,7 @@ func stage(ctx context.Context, p paths, old, next State, plan *Plan) (err error
 	for _, v := range old.Versions {
 		dir := filepath.Join(tmp, ReleasesDir, v.Version)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
+			return nil, err
 		}
 		files := slices.Clone(v.Assets)
 		for _, w := range v.Wheels {
@@ -245,7 +286,7 @@ func stage(ctx context.Context, p paths, old, next State, plan *Plan) (err error
 		for _, a := range files {
 			src := filepath.Join(oldRoot, ReleasesDir, v.Version, a.Name)
 			if err := linkOrCopy(ctx, src, filepath.Join(dir, a.Name), a); err != nil {
-				return err
+				return nil, err
 			}
 			testhook.Crash("stage/linked")
 		}
@@ -253,32 +294,28 @@ func stage(ctx context.Context, p paths, old, next State, plan *Plan) (err error
 
 	dir := filepath.Join(tmp, ReleasesDir, plan.Version)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	for _, a := range plan.Assets {
 		if err := copyFile(ctx, plan.sources[a.Name], filepath.Join(dir, a.Name), a); err != nil {
-			return err
+			return nil, err
 		}
 		testhook.Crash("stage/copied")
 	}
 	for _, w := range plan.Wheels {
 		if err := atomicfile.WriteFile(filepath.Join(dir, w.File+MetadataSuffix), plan.meta[w.File], 0o644); err != nil {
-			return err
+			return nil, err
 		}
 		testhook.Crash("stage/metadata")
 	}
 
-	ps, err := pages(&next)
-	if err != nil {
-		return err
-	}
 	for _, pg := range ps {
 		file := filepath.Join(tmp, filepath.FromSlash(pg.name))
 		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			return err
+			return nil, err
 		}
 		if err := atomicfile.WriteFile(file, pg.data, 0o644); err != nil {
-			return err
+			return nil, err
 		}
 		switch {
 		case pg.name == SimpleDir+"/index.html":
@@ -293,19 +330,23 @@ func stage(ctx context.Context, p paths, old, next State, plan *Plan) (err error
 			testhook.Crash("stage/state")
 		}
 	}
+	if err := atomicfile.WriteFile(filepath.Join(tmp, SignedStateFile), signed, 0o644); err != nil {
+		return nil, err
+	}
+	testhook.Crash("stage/signed")
 	if err := syncTree(tmp); err != nil {
-		return err
+		return nil, err
 	}
 	testhook.Crash("stage/synced")
 	if err := os.Rename(tmp, final); err != nil {
-		return fmt.Errorf("channel: rename %s to %s: %w", tmp, final, err)
+		return nil, fmt.Errorf("channel: rename %s to %s: %w", tmp, final, err)
 	}
 	testhook.Crash("stage/renamed")
 	if err := atomicfile.SyncDir(p.gens); err != nil {
-		return err
+		return nil, err
 	}
 	testhook.Crash("stage/synced-generations")
-	return nil
+	return state.data, nil
 }
 
 // syncTree fsyncs every folder under root, deepest first, so that every

@@ -33,7 +33,7 @@ func TestVerifyTypedFields(t *testing.T) {
 		i := strings.Index(s, "#sha256=") + len("#sha256=")
 		return s[:i] + strings.Repeat("0", 64) + s[i+64:]
 	})
-	rep, err := Verify(context.Background(), dest)
+	rep, err := Verify(context.Background(), dest, verifyOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
@@ -39,8 +40,18 @@ const (
 	MetadataSuffix = ".metadata"
 	// StateFormat is the value of State.Format this package writes and
 	// reads.
-	StateFormat = "mkrelease-channel/1"
+	StateFormat = "mkrelease-channel/2"
+	// SignedStateFile is channel.json's signed statement: a DSSE envelope
+	// of an in-toto statement whose one subject is channel.json (see the
+	// package doc).
+	SignedStateFile = "channel.intoto.jsonl"
+	// StatePredicateType is the predicate type of the signed statement.
+	StatePredicateType = "https://mkrelease.dev/attestations/channel-state/v1"
 )
+
+// legacyStateFormat is the format of channels made before channel.json
+// was signed.
+const legacyStateFormat = "mkrelease-channel/1"
 
 // State is what a channel holds, as recorded in its channel.json.
 type State struct {
@@ -50,8 +61,12 @@ type State struct {
 	// serves; "" for an empty channel.
 	Project string `json:"project"`
 	// Generation is the number of the generation DEST shows; 0 for an
-	// empty channel.
+	// empty channel. Each publish makes the next number: a channel never
+	// shows a lower one than it showed before.
 	Generation int `json:"generation"`
+	// Published is when the generation was made, RFC 3339 in UTC to the
+	// second ("" for an empty channel).
+	Published string `json:"published"`
 	// Newest is the highest published version (PEP 440); "" when none.
 	Newest string `json:"newest"`
 	// Versions are the published versions, ascending by PEP 440.
@@ -133,11 +148,18 @@ func (s State) marshal() ([]byte, error) {
 func (s State) problems(gen int) []string {
 	var out []string
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
-	if s.Format != StateFormat {
+	switch s.Format {
+	case StateFormat:
+	case legacyStateFormat:
+		add("format is %q, written by an earlier mkrelease that did not sign channel.json; its generations cannot be told apart from a rollback: publish every version again into a new channel", s.Format)
+	default:
 		add("format is %q, want %q", s.Format, StateFormat)
 	}
 	if gen != 0 && s.Generation != gen {
 		add("generation is %d but DEST shows generation %d", s.Generation, gen)
+	}
+	if _, err := parsePublished(s.Published); err != nil {
+		add("published %q: %v", s.Published, err)
 	}
 	if s.Project == "" || pyname.Valid(s.Project) != nil || pyname.Normalize(s.Project) != s.Project {
 		add("project %q is not a normalised project name", s.Project)
@@ -218,6 +240,22 @@ func (v Version) problems() []string {
 		}
 	}
 	return out
+}
+
+// publishedLayout is how State.Published is written.
+const publishedLayout = "2006-01-02T15:04:05Z"
+
+// formatPublished renders t as State.Published.
+func formatPublished(t time.Time) string { return t.UTC().Format(publishedLayout) }
+
+// parsePublished parses State.Published, which must be written as
+// formatPublished writes it.
+func parsePublished(s string) (time.Time, error) {
+	t, err := time.Parse(publishedLayout, s)
+	if err != nil || formatPublished(t) != s {
+		return time.Time{}, fmt.Errorf("not a time in UTC written as %s", publishedLayout)
+	}
+	return t, nil
 }
 
 // checkAssetName says why name cannot be the name of an asset: it must be
@@ -310,6 +348,10 @@ type Channel struct {
 	paths paths
 	kind  destKind
 	state State
+	// stateData are the bytes of channel.json and root the generation's
+	// folder (nil and "" for an empty channel).
+	stateData []byte
+	root      string
 }
 
 // Open reads the channel at dest (a folder path or a file:// URL). A missing
@@ -353,11 +395,11 @@ func Open(dest string) (*Channel, error) {
 		return nil, err
 	}
 	root := filepath.Join(p.gens, genName(n))
-	st, err := readState(root, n)
+	st, data, err := readState(root, n)
 	if err != nil {
 		return nil, notChannel(p.dest, err.Error()+"; run mkrelease verify on it")
 	}
-	c.kind, c.state = destLink, *st
+	c.kind, c.state, c.stateData, c.root = destLink, *st, data, root
 	return c, nil
 }
 
@@ -375,21 +417,22 @@ func (p paths) current() (int, error) {
 	return n, nil
 }
 
-// readState reads and checks channel.json of generation n in root.
-func readState(root string, n int) (*State, error) {
+// readState reads and checks channel.json of generation n in root, and
+// returns it with its bytes.
+func readState(root string, n int) (*State, []byte, error) {
 	file := filepath.Join(root, StateFile)
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st, err := parseState(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return nil, nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if probs := st.problems(n); len(probs) > 0 {
-		return nil, fmt.Errorf("%s: %s", file, strings.Join(probs, "; "))
+		return nil, nil, fmt.Errorf("%s: %s", file, strings.Join(probs, "; "))
 	}
-	return st, nil
+	return st, data, nil
 }
 
 // parseState decodes channel.json strictly: no unknown field, one value.

@@ -10,8 +10,8 @@ import (
 // that read back to the same encoding (what publish writes is what verify
 // reads).
 func FuzzParseState(f *testing.F) {
-	f.Add([]byte(`{"format":"mkrelease-channel/1","project":"vexl","generation":1,"newest":"0.3.0","versions":[]}`))
-	f.Add([]byte(`{"format":"mkrelease-channel/1","project":"vexl","generation":2,"newest":"0.3.0","versions":[{"version":"0.3.0","assets":[{"name":"a.whl","sha256":"` +
+	f.Add([]byte(`{"format":"mkrelease-channel/2","project":"vexl","generation":1,"published":"2026-01-02T03:04:05Z","newest":"0.3.0","versions":[]}`))
+	f.Add([]byte(`{"format":"mkrelease-channel/2","project":"vexl","generation":2,"published":"2026-01-02T03:04:05Z","newest":"0.3.0","versions":[{"version":"0.3.0","assets":[{"name":"a.whl","sha256":"` +
 		"0000000000000000000000000000000000000000000000000000000000000000" + `","size":1}],"wheels":[]}]}`))
 	f.Add([]byte(`{"unknown": 1}`))
 	f.Add([]byte(`{} {}`))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,6 +19,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/finding"
 	"github.com/mkrelease/mkrelease/internal/fsmode"
+	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/wheel"
 )
 
@@ -59,7 +61,26 @@ const (
 	// CheckIndex: index.html's links are relative, their targets present
 	// and their #sha256 fragments right, every asset linked.
 	CheckIndex = "index"
+	// CheckSignedState: channel.intoto.jsonl is signed by a trusted key,
+	// its one subject is channel.json with channel.json's sha256, and its
+	// predicate says what channel.json says (project, generation,
+	// published, newest).
+	CheckSignedState = "signed-state"
+	// CheckRollback: the state is not older than VerifyOptions.Since, nor
+	// another state under the same generation, nor a newer one lacking or
+	// changing a version it records (see Checkpoint.Refuses).
+	CheckRollback = "rollback"
 )
+
+// VerifyOptions say what Verify trusts and what it has seen.
+type VerifyOptions struct {
+	// TrustedKeys may sign channel.json's statement; with none, the
+	// signed state is a finding (nothing vouches for the generation).
+	TrustedKeys []crypto.PublicKey
+	// Since, when set, is a state of the channel seen before: a channel
+	// older than it is a CheckRollback finding.
+	Since *Checkpoint
+}
 
 // Finding is one problem Verify found. Its File is the file at fault, a
 // slash path relative to DEST ("." for DEST itself); its Check one of the
@@ -83,6 +104,10 @@ type Report struct {
 	// relative to DEST's folder; they are not findings (no client sees
 	// them) and the next publish removes them.
 	Leftovers []string `json:"leftovers"`
+	// Checkpoint is the state the channel shows, when its signed
+	// statement verified (nil otherwise): what a client keeps to check the
+	// channel against next time (VerifyOptions.Since).
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 }
 
 // OK reports whether the channel passed every check.
@@ -112,23 +137,34 @@ func (r *Report) addCmp(file, check, member, want, got, format string, args ...a
 // Verify audits the channel at dest (a folder path or a file:// URL) and
 // reports every finding (see the Check* constants). The error is for what
 // prevents verification itself: a dest that is not a path, ctx ending,
-// an I/O error that is not about one file. It does not check the release
-// assets themselves (wheels, bundles, provenance): package audit does.
-func Verify(ctx context.Context, dest string) (*Report, error) {
+// an I/O error that is not about one file, a trusted key that cannot be
+// used. It does not check the release assets themselves (wheels, bundles,
+// provenance): package audit does.
+func Verify(ctx context.Context, dest string, o VerifyOptions) (*Report, error) {
 	p, err := newPaths(dest)
 	if err != nil {
 		return nil, err
 	}
+	var v *provenance.Verifier
+	if len(o.TrustedKeys) > 0 {
+		if v, err = provenance.NewVerifier(o.TrustedKeys...); err != nil {
+			return nil, err
+		}
+	}
 	rep := &Report{Dest: p.dest, Versions: []string{}, Findings: []Finding{}, Leftovers: []string{}}
+	defer rep.sort()
 	root, gen := rep.checkDest(p)
 	if root == "" {
+		rep.checkSince(o.Since, nil)
 		return rep, nil
 	}
 	rep.Leftovers = leftovers(p, gen)
-	st := rep.checkState(root, gen)
+	st, data := rep.checkState(root, gen)
 	if st == nil {
 		return rep, nil
 	}
+	rep.checkSigned(v, root, st, data)
+	rep.checkSince(o.Since, rep.Checkpoint)
 	if err := rep.checkFiles(ctx, root, st); err != nil {
 		return nil, err
 	}
@@ -137,10 +173,52 @@ func Verify(ctx context.Context, dest string) (*Report, error) {
 	}
 	rep.checkMetadata(root, st)
 	rep.checkPages(root, st)
-	slices.SortStableFunc(rep.Findings, func(a, b Finding) int {
+	return rep, nil
+}
+
+// sort orders the findings by file, then check.
+func (r *Report) sort() {
+	slices.SortStableFunc(r.Findings, func(a, b Finding) int {
 		return cmp.Or(strings.Compare(a.File, b.File), strings.Compare(a.Check, b.Check))
 	})
-	return rep, nil
+}
+
+// checkSigned checks channel.intoto.jsonl against channel.json (data,
+// holding st) and sets r.Checkpoint when it verifies with v's keys.
+func (r *Report) checkSigned(v *provenance.Verifier, root string, st *State, data []byte) {
+	env, err := os.ReadFile(filepath.Join(root, SignedStateFile))
+	switch {
+	case err != nil:
+		r.add(SignedStateFile, CheckSignedState, "%v: channel.json is not signed, so nothing vouches for its generation (a channel made by an earlier mkrelease, or tampered with); publish into a new channel", err)
+		return
+	case v == nil:
+		r.add(SignedStateFile, CheckSignedState, "no trusted key to check it with: pass --key PUB.pem (or list it in [signing] trusted_keys)")
+		return
+	}
+	keyID, err := verifyState(v, env, data, st)
+	if err != nil {
+		r.add(SignedStateFile, CheckSignedState, "%v: the channel's state does not verify; do not trust it", err)
+		return
+	}
+	r.Checkpoint = &Checkpoint{Format: CheckpointFormat, Channel: r.Dest, KeyID: keyID}
+	r.Checkpoint.fill(st, data)
+}
+
+// checkSince compares the state the channel shows (now; nil when it has
+// none that verifies) with the one seen before.
+func (r *Report) checkSince(since, now *Checkpoint) {
+	if since == nil {
+		return
+	}
+	if now == nil {
+		if r.OK() {
+			r.add(StateFile, CheckRollback, "no state that verifies to compare with the one seen before")
+		}
+		return // the findings say why there is none
+	}
+	for _, msg := range since.Refuses(now) {
+		r.add(StateFile, CheckRollback, "%s", msg)
+	}
 }
 
 // checkDest finds the generation DEST shows: its folder and number ("", 0
@@ -194,17 +272,18 @@ func leftovers(p paths, gen int) []string {
 	return out
 }
 
-// checkState reads channel.json; nil when it cannot be read at all.
-func (r *Report) checkState(root string, gen int) *State {
+// checkState reads channel.json and returns it with its bytes; nil when
+// it cannot be read at all.
+func (r *Report) checkState(root string, gen int) (*State, []byte) {
 	data, err := os.ReadFile(filepath.Join(root, StateFile))
 	if err != nil {
 		r.add(StateFile, CheckState, "%v: the generation is incomplete or damaged", err)
-		return nil
+		return nil, nil
 	}
 	st, err := parseState(data)
 	if err != nil {
 		r.add(StateFile, CheckState, "does not parse: %v", err)
-		return nil
+		return nil, nil
 	}
 	for _, prob := range st.problems(gen) {
 		r.add(StateFile, CheckState, "%s", prob)
@@ -213,7 +292,7 @@ func (r *Report) checkState(root string, gen int) *State {
 	for _, v := range st.Versions {
 		r.Versions = append(r.Versions, v.Version)
 	}
-	return st
+	return st, data
 }
 
 // listedFiles returns the sha256 of every release file channel.json
@@ -246,7 +325,7 @@ func (r *Report) checkFiles(ctx context.Context, root string, st *State) error {
 	if err != nil {
 		return err
 	}
-	var ignore []string
+	ignore := []string{SignedStateFile}
 	dirs := map[string]bool{".": true, ReleasesDir: true, SimpleDir: true}
 	for _, pg := range ps {
 		ignore = append(ignore, pg.name)

@@ -149,7 +149,7 @@ func TestVerifyFindsTampering(t *testing.T) {
 			dest := filepath.Join(parent, "ch")
 			mustVerify(t, dest)
 			tc.tamper(t, dest)
-			rep, err := Verify(context.Background(), dest)
+			rep, err := Verify(context.Background(), dest, verifyOptions())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -196,14 +196,14 @@ func copyTree(t *testing.T, from, to string) {
 
 func TestVerifyEmpty(t *testing.T) {
 	dest := filepath.Join(t.TempDir(), "ch")
-	rep, err := Verify(context.Background(), dest)
+	rep, err := Verify(context.Background(), dest, verifyOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.OK() || rep.Findings[0].Check != CheckDest {
 		t.Errorf("Verify(missing) = %+v", rep)
 	}
-	if _, err := Verify(context.Background(), "https://example.invalid/ch"); err == nil {
+	if _, err := Verify(context.Background(), "https://example.invalid/ch", verifyOptions()); err == nil {
 		t.Error("Verify(https URL) succeeded")
 	}
 }

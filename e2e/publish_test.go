@@ -732,6 +732,7 @@ var crashPoints = []struct {
 	{"stage/find-links", false},
 	{"stage/index", false},
 	{"stage/state", false},
+	{"stage/signed", false},
 	{"stage/synced", false},
 	{"stage/renamed", false},
 	{"stage/synced-generations", false},
@@ -772,11 +773,15 @@ func hooked(t *testing.T, bin, dir string, env []string, args ...string) (stdout
 	return o.String(), e.String(), killed, code
 }
 
+// publishedTime is channel.json's time of publishing.
+var publishedTime = regexp.MustCompile(`("published": )"[^"]*"`)
+
 var vsaSize = regexp.MustCompile(`("name": "[^"]*\.vsa\.intoto\.jsonl(?:\.sha256)?",\s*"sha256": "[^"]*",\s*"size": )\d+`)
 
 // channelTree reads the channel DEST shows, the verification summary (signed
 // anew at every publish) and its sidecar, their digests and sizes replaced
-// by placeholders: the rest must be identical byte for byte.
+// by placeholders, as are channel.json's time and its signed statement: the
+// rest must be identical byte for byte.
 func channelTree(t *testing.T, dest string) (map[string][]byte, string) {
 	t.Helper()
 	target, err := os.Readlink(dest)
@@ -798,8 +803,12 @@ func channelTree(t *testing.T, dest string) (map[string][]byte, string) {
 		for _, d := range digests {
 			v = bytes.ReplaceAll(v, []byte(d), []byte("(digest)"))
 		}
-		if k == "channel.json" {
+		switch k {
+		case "channel.json":
 			v = vsaSize.ReplaceAll(v, []byte("${1}0"))
+			v = publishedTime.ReplaceAll(v, []byte("${1}(time)"))
+		case "channel.intoto.jsonl":
+			v = []byte("(signed state)") // signs the time and the summary's digest
 		}
 		m[k] = v
 	}

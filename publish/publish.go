@@ -26,8 +26,11 @@
 //     RELEASE_NOTES.md (the changelog's section), then a Validation
 //     section from the evidence the audit recomputed; they are published
 //     in place of the folder's, with their own sidecar and SHA256SUMS line;
-//  6. plan the publish in the channel (same version published, with the
-//     same bytes, lower than the newest);
+//  6. plan the publish in the channel: its state must verify (channel.json
+//     signed by a trusted key or the Signer's) and not be older than the
+//     state the publisher saw last (Options.Seen), else the publish is
+//     refused before the policies run; then the facts (same version
+//     published, with the same bytes, lower than the newest);
 //  7. evaluate the policies: every denial is reported and nothing is
 //     written; a dry run stops here;
 //  8. when the channel already holds this version with the same bytes (the
@@ -35,7 +38,8 @@
 //     publish is a no-op and nothing is signed;
 //  9. sign the VSA (NAME-VERSION.vsa.intoto.jsonl and its sidecar; its
 //     subjects the published wheels, bundles, SBOM and release notes),
-//     then channel.Publish everything in one rename.
+//     then channel.Publish everything in one rename, the next
+//     generation's channel.json signed with the same key.
 package publish
 
 import (
@@ -81,11 +85,16 @@ type Options struct {
 	Signer provenance.Signer
 	// AllowDowngrade allows a version lower than the newest published.
 	AllowDowngrade bool
+	// Seen, when set, is the state of the channel the publisher saw last
+	// (Result.Channel.Checkpoint of its last publish there): a channel
+	// older than it is refused (channel.Release.Seen).
+	Seen *channel.Checkpoint
 	// DryRun stops after the decision: nothing is signed or written.
 	DryRun bool
 	// Policies are the user's policy modules, evaluated with the defaults.
 	Policies []policies.Module
-	// Now is the time the VSA records (default time.Now).
+	// Now is the time the VSA and the channel's new generation record
+	// (default time.Now).
 	Now    func() time.Time
 	Logger *slog.Logger
 }

@@ -105,7 +105,8 @@ func (g *gate) planIt(ctx context.Context) error {
 	vsaName := g.names.VSA()
 	cfg := g.o.Config
 	g.rel = channel.Release{Project: cfg.Project.NormalizedName, Version: cfg.Project.Version, Assets: g.sel.paths, Known: g.sel.known,
-		AllowDowngrade: g.o.AllowDowngrade, Volatile: []string{vsaName, dist.Sidecar(vsaName)}}
+		AllowDowngrade: g.o.AllowDowngrade, Volatile: []string{vsaName, dist.Sidecar(vsaName)},
+		Signer: g.o.Signer, TrustedKeys: g.o.TrustedKeys, Seen: g.o.Seen}
 	var err error
 	if g.plan, err = g.dest.Plan(ctx, g.rel); err != nil {
 		return err
@@ -179,7 +180,9 @@ func (g *gate) sign(ctx context.Context) error {
 		return errors.New("publish: no key to sign the verification summary with")
 	}
 	vsaPath := filepath.Join(g.staging, g.names.VSA())
-	if err := writeVSA(ctx, vsaPath, g.o.Signer, g.loaded, g.in, g.res.Decision, g.audited.Provenance, g.now()); err != nil {
+	// The summary and the channel's new generation record the same time.
+	g.rel.Time = g.now()
+	if err := writeVSA(ctx, vsaPath, g.o.Signer, g.loaded, g.in, g.res.Decision, g.audited.Provenance, g.rel.Time); err != nil {
 		g.res = nil
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/mkrelease/mkrelease/evidence/store"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/evidencetest"
+	"github.com/mkrelease/mkrelease/internal/testkey"
 	"github.com/mkrelease/mkrelease/provenance"
 	"github.com/mkrelease/mkrelease/wheel"
 )
@@ -69,7 +70,7 @@ func makeChannel(t *testing.T) (string, crypto.PublicKey) {
 		t.Fatal(err)
 	}
 	dest := filepath.Join(t.TempDir(), "ch")
-	if _, err := channel.Publish(ctx, dest, channel.Release{Project: "demo", Version: "1.0", Assets: []string{res.Path, vsa}}); err != nil {
+	if _, err := channel.Publish(ctx, dest, channel.Release{Project: "demo", Version: "1.0", Assets: []string{res.Path, vsa}, Signer: signer}); err != nil {
 		t.Fatal(err)
 	}
 	return dest, signer.Public()
@@ -176,7 +177,7 @@ func TestChannelEvidenceNeedsTheBundle(t *testing.T) {
 	}
 	ev := evidencetest.Write(t, dir, "demo", "1.0", "t1", []store.FileDigest{{Name: filepath.Base(res.Path), SHA256: sha}})
 	dest := filepath.Join(t.TempDir(), "ch")
-	if _, err := channel.Publish(context.Background(), dest, channel.Release{Project: "demo", Version: "1.0", Assets: []string{res.Path, ev}}); err != nil {
+	if _, err := channel.Publish(context.Background(), dest, channel.Release{Project: "demo", Version: "1.0", Assets: []string{res.Path, ev}, Signer: testkey.Signer("report")}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := FromChannel(context.Background(), dest, ChannelOptions{})

@@ -7,7 +7,8 @@
 //
 //	crashtest DEST PROJECT VERSION ASSET...
 //
-// It prints the result as JSON and exits 0, or prints the error and exits
+// It signs the channel's state with the test key "channel" of package
+// testkey, which the channel's tests trust. It prints the result as JSON and exits 0, or prints the error and exits
 // with the error's exit code (1 when it has none).
 package main
 
@@ -19,6 +20,7 @@ import (
 	"os"
 
 	"github.com/mkrelease/mkrelease/channel"
+	"github.com/mkrelease/mkrelease/internal/testkey"
 )
 
 func main() {
@@ -27,7 +29,7 @@ func main() {
 		os.Exit(2)
 	}
 	res, err := channel.Publish(context.Background(), os.Args[1], channel.Release{
-		Project: os.Args[2], Version: os.Args[3], Assets: os.Args[4:],
+		Project: os.Args[2], Version: os.Args[3], Assets: os.Args[4:], Signer: testkey.Signer("channel"),
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
