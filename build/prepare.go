@@ -40,7 +40,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/overlay"
 	"github.com/mkrelease/mkrelease/build/source"
 	"github.com/mkrelease/mkrelease/bundle"
-	"github.com/mkrelease/mkrelease/bundle/deps"
+	"github.com/mkrelease/mkrelease/internal/projectfile"
 	"github.com/mkrelease/mkrelease/internal/treehash"
 	"github.com/mkrelease/mkrelease/provenance"
 )
@@ -255,7 +255,7 @@ func Prepare(ctx context.Context, o PrepareOptions) (*Prepared, error) {
 		return nil, &lock.DriftError{LockFile: o.LockFile, Drifts: drifts, Relock: o.Relock}
 	}
 	if !o.LockOnly {
-		if err := checkWorkspaces(c, p.Workspaces); err != nil {
+		if err := checkWorkspaces(c, p.Workspaces, p.Trees); err != nil {
 			return nil, err
 		}
 	}
@@ -648,26 +648,40 @@ func (p *Prepared) Lock() *lock.Lock { return p.Found }
 // the signing key (a file that exists, or a KMS provider compiled into this
 // mkrelease), the trusted public keys that are there (verify skips a
 // missing one: the development key appears with the first build), the
-// verifier folder and the policy files. Every problem is a *config.Error placed at its key in
-// release.toml; all are returned at once as a config.ErrorList.
+// verifier folder and the policy files. Each is opened beneath the project
+// folder, as the stages open it (package projectfile): a symbolic link
+// that leads out of the project, the file's own or a folder's on its way,
+// is refused, naming the link. Every problem is a *config.Error placed at
+// its key in release.toml; all are returned at once as a
+// config.ErrorList.
 func Preflight(c *config.Config) error {
 	var errs config.ErrorList
 	add := func(e *config.Error) { errs = append(errs, e) }
+	// refuse places err at key: a symbolic link leading out of the
+	// project with its own remedy, anything else with hint.
+	refuse := func(key, hint string, err error) {
+		var link *projectfile.LinkError
+		if errors.As(err, &link) {
+			add(c.Errorf(key, link.Remedy(), "%s", link.Problem()))
+			return
+		}
+		add(c.Errorf(key, hint, "%v", err))
+	}
 	file := func(key, rel, what string) ([]byte, bool) {
-		data, err := readProjectFile(c, rel)
+		data, err := projectfile.ReadFile(c.Dir, rel, projectfile.MaxText)
 		if err != nil {
-			add(c.Errorf(key, "fix the path (relative to the folder of "+c.WrittenIn(key)+"), or create the "+what, "%v", err))
+			refuse(key, "fix the path (relative to the folder of "+c.WrittenIn(key)+"), or create the "+what, err)
 			return nil, false
 		}
 		return data, true
 	}
 	folder := func(key, rel, what string) {
-		st, err := os.Stat(filepath.Join(c.Dir, filepath.FromSlash(rel)))
+		_, err := projectfile.Folder(c.Dir, rel)
 		switch {
+		case errors.Is(err, os.ErrNotExist):
+			refuse(key, "fix the path (relative to the folder of release.toml), or create the "+what, err)
 		case err != nil:
-			add(c.Errorf(key, "fix the path (relative to the folder of release.toml), or create the "+what, "%s: no such folder", rel))
-		case !st.IsDir():
-			add(c.Errorf(key, "name the "+what, "%s is not a folder", rel))
+			refuse(key, "name the "+what, err)
 		}
 	}
 
@@ -686,9 +700,9 @@ func Preflight(c *config.Config) error {
 			}
 		}
 	}
-	if rel := c.Dependencies.Lock; rel != "" {
-		if _, err := readDependencyLock(filepath.Join(c.Dir, filepath.FromSlash(rel)), rel); err != nil {
-			add(c.Errorf("dependencies.lock", "fix the lock: a PEP 751 pylock.toml or a pip requirements file with --hash on every line", "%v", err))
+	if c.Dependencies.Lock != "" {
+		if _, err := bundle.DependencyLock(c); err != nil {
+			refuse("dependencies.lock", "fix the lock: a PEP 751 pylock.toml or a pip requirements file with --hash on every line", err)
 		}
 	}
 	for i, fl := range c.Dependencies.FindLinks {
@@ -704,9 +718,8 @@ func Preflight(c *config.Config) error {
 	for i, k := range c.Signing.TrustedKeys {
 		// A missing one is skipped by verify, as the development key is
 		// created by the first build; one that is there must be a key.
-		if _, err := provenance.LoadPublicKey(filepath.Join(c.Dir, filepath.FromSlash(k))); err != nil && !errors.Is(err, os.ErrNotExist) {
-			add(c.Errorf(fmt.Sprintf("signing.trusted_keys[%d]", i), "name a PEM public key (the .pub that `mkrelease keygen` writes), relative to the folder of release.toml",
-				"%s: %v", k, err))
+		if _, err := provenance.LoadProjectPublicKey(c.Dir, k); err != nil && !errors.Is(err, os.ErrNotExist) {
+			refuse(fmt.Sprintf("signing.trusted_keys[%d]", i), "name a PEM public key (the .pub that `mkrelease keygen` writes), relative to the folder of release.toml", err)
 		}
 	}
 	if v := c.Evidence.Verifier; v != "" {
@@ -719,32 +732,6 @@ func Preflight(c *config.Config) error {
 		return errs
 	}
 	return nil
-}
-
-// maxProjectFile bounds a project file read by Preflight: these are text
-// files people write (readme, changelog, locks, policies).
-const maxProjectFile = 64 << 20
-
-// readProjectFile reads a regular file of the project, by its
-// release.toml path.
-func readProjectFile(c *config.Config, rel string) ([]byte, error) {
-	name := filepath.Join(c.Dir, filepath.FromSlash(rel))
-	st, err := os.Stat(name)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil, fmt.Errorf("%s: no such file", rel)
-	case err != nil:
-		return nil, fmt.Errorf("%s: %w", rel, err)
-	case !st.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file", rel)
-	case st.Size() > maxProjectFile:
-		return nil, fmt.Errorf("%s: %d bytes, more than the %d a project text file may have", rel, st.Size(), maxProjectFile)
-	}
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", rel, err)
-	}
-	return data, nil
 }
 
 // documentText finds the first character of a text file that may not go
@@ -767,16 +754,6 @@ func documentText(data []byte) (line, col int, what string, ok bool) {
 		}
 	}
 	return line, col, what, false
-}
-
-// readDependencyLock parses the dependency lock as the closure stage does:
-// a .toml file is a PEP 751 pylock.toml, anything else a pip requirements
-// file in hash-checking mode.
-func readDependencyLock(path, rel string) (*deps.Lock, error) {
-	if strings.HasSuffix(rel, ".toml") {
-		return deps.ReadPylock(path)
-	}
-	return deps.ReadRequirements(path)
 }
 
 // checkSigningKey checks what can be checked of the signing key without
@@ -818,8 +795,9 @@ func checkSigningKey(c *config.Config, uri string) *config.Error {
 // take from them: each step's dir is a folder of its source; each wheel
 // include's `from` exists in its source (a folder with files in it); and
 // the member paths of every wheel, as the wheel stage will compute them,
-// are clean, outside the folders mkrelease writes, and given once.
-func checkWorkspaces(c *config.Config, workspaces map[string]string) error {
+// are clean, outside the folders mkrelease writes, and given once. trees
+// are the sources' hashed file sets (Prepared.Trees).
+func checkWorkspaces(c *config.Config, workspaces map[string]string, trees map[string]map[string]string) error {
 	var errs config.ErrorList
 	for i, s := range c.Build.Steps {
 		if s.Dir == "" {
@@ -842,7 +820,7 @@ func checkWorkspaces(c *config.Config, workspaces map[string]string) error {
 		}{{"include", w.Include}, {"licenses", w.Licenses}} {
 			for j, in := range list.ins {
 				key := fmt.Sprintf("wheel[%d].%s[%d]", i, list.name, j)
-				paths, e := includePaths(c, workspaces, key, in)
+				paths, e := includePaths(c, trees, key, in)
 				if e != nil {
 					errs = append(errs, e)
 					continue
@@ -885,33 +863,37 @@ func checkWorkspaces(c *config.Config, workspaces map[string]string) error {
 // wheel root, its .data scheme or its licenses folder), exactly as the
 // wheel stage resolves them: a file goes to `to` (or into it when `to` is
 // empty or ends in "/"); a folder's files go under `to`, compiled Python
-// files left out. A step's outputs are known from its declaration.
-func includePaths(c *config.Config, workspaces map[string]string, key string, in config.Include) ([]string, *config.Error) {
+// files left out. A source's files are those of its hashed tree (trees,
+// after its overlays): one the tree leaves out, in a .git or __pycache__
+// folder, is not part of the source. A step's outputs are known from its
+// declaration.
+func includePaths(c *config.Config, trees map[string]map[string]string, key string, in config.Include) ([]string, *config.Error) {
 	var files []string // relative to from; nil for from itself being a file
 	isFile := false
 	switch {
 	case in.Source != "":
-		src := filepath.Join(workspaces[in.Source], filepath.FromSlash(in.From))
-		st, err := os.Stat(src)
-		if err != nil {
-			return nil, c.Errorf(key+".from", "name a file or folder of the source (after its overlays), relative to its root",
-				"source %s has no %s", in.Source, in.From)
-		}
-		if st.IsDir() {
-			names, err := treehash.List(src)
-			if err != nil {
-				return nil, c.Errorf(key+".from", "", "source %s: %s: %v", in.Source, in.From, err)
-			}
-			for _, n := range names {
-				if !strings.HasSuffix(n, ".pyc") && !strings.HasSuffix(n, ".pyo") {
-					files = append(files, n)
-				}
-			}
-			if len(names) == 0 {
-				return nil, c.Errorf(key+".from", "name a folder with files in it", "source %s: %s is an empty folder", in.Source, in.From)
-			}
-		} else {
+		tree := trees[in.Source]
+		from := path.Clean(in.From)
+		if _, ok := tree[from]; ok {
 			isFile = true
+			break
+		}
+		prefix := from + "/"
+		if from == "." {
+			prefix = ""
+		}
+		found := false
+		for p := range tree {
+			rest, ok := strings.CutPrefix(p, prefix)
+			found = found || ok
+			if ok && !strings.HasSuffix(rest, ".pyc") && !strings.HasSuffix(rest, ".pyo") {
+				files = append(files, rest)
+			}
+		}
+		slices.Sort(files)
+		if !found {
+			return nil, c.Errorf(key+".from", "name a file or folder of the source (after its overlays), relative to its root; .git and __pycache__ folders are not part of it",
+				"source %s has no %s", in.Source, in.From)
 		}
 	case in.Step != "":
 		var step config.Step

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
+	"github.com/mkrelease/mkrelease/internal/projectfile"
 	"github.com/mkrelease/mkrelease/internal/spdxexpr"
 	"github.com/mkrelease/mkrelease/release"
 	"github.com/mkrelease/mkrelease/sbom"
@@ -142,9 +142,12 @@ func describe(r *release.Release, cs Closures, target string, keep func(source s
 		}
 		so := sbom.Overlay{Name: o.Name, Source: o.Source, Path: o.Path, Result: o.Result}
 		if sha, ok := strings.CutPrefix(o.Digest, "sha256:"); ok {
-			data, err := os.ReadFile(filepath.Join(c.Dir, filepath.FromSlash(o.Path)))
+			data, err := projectfile.ReadFile(c.Dir, o.Path, projectfile.MaxText)
 			if err != nil {
 				return doc, fmt.Errorf("SBOM: overlay %s: %w", o.Name, err)
+			}
+			if got := checksum.Bytes(data); got != sha {
+				return doc, fmt.Errorf("SBOM: overlay %s: %s changed during the build (sha256 %s, %s when the sources stage read it)", o.Name, o.Path, got, sha)
 			}
 			s1 := sha1.Sum(data)
 			so.SHA256, so.SHA1 = sha, hex.EncodeToString(s1[:])

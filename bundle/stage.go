@@ -24,13 +24,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/bundle/deps"
 	"github.com/mkrelease/mkrelease/internal/dist"
+	"github.com/mkrelease/mkrelease/internal/projectfile"
 	"github.com/mkrelease/mkrelease/release"
 )
 
@@ -126,30 +126,47 @@ func (s ClosureStage) resolver(r *release.Release) (*resolver, error) {
 	if len(c.Bundle.Pythons) == 0 {
 		return nil, &ConfigError{Key: "bundle.pythons", Msg: `set the CPython versions the bundles support, e.g. pythons = ["3.11", "3.12", "3.13"]`}
 	}
-	lock := &deps.Lock{}
-	if f := c.Dependencies.Lock; f != "" {
-		path := filepath.Join(c.Dir, filepath.FromSlash(f))
-		var err error
-		if strings.HasSuffix(f, ".toml") {
-			lock, err = deps.ReadPylock(path)
-		} else {
-			lock, err = deps.ReadRequirements(path)
-		}
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range lock.Notes {
-			r.Logger.Warn("dependency lock: ignored", "where", n.Where, "why", n.Msg)
-		}
+	lock, err := DependencyLock(c)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range lock.Notes {
+		r.Logger.Warn("dependency lock: ignored", "where", n.Where, "why", n.Msg)
 	}
 	finder := &deps.Finder{Index: c.Dependencies.Index, CacheDir: filepath.Join(r.CacheDir, "wheels")}
-	for _, fl := range c.Dependencies.FindLinks {
+	for i, fl := range c.Dependencies.FindLinks {
 		if !strings.Contains(fl, "://") {
-			fl = filepath.Join(c.Dir, filepath.FromSlash(fl))
+			dir, err := projectfile.Folder(c.Dir, fl)
+			if err != nil {
+				return nil, &ConfigError{Key: fmt.Sprintf("dependencies.find_links[%d]", i), Msg: err.Error()}
+			}
+			fl = dir
 		}
 		finder.FindLinks = append(finder.FindLinks, fl)
 	}
 	return &resolver{closures: s.Closures, lock: lock, finder: finder}, nil
+}
+
+// DependencyLock reads and parses the release's dependency lock
+// ([dependencies] lock), beneath the project folder (a symbolic link
+// leading out of it is refused, see package projectfile): a .toml file is
+// a PEP 751 pylock.toml, anything else a pip requirements file in
+// hash-checking mode. No lock is an empty one.
+func DependencyLock(c *config.Config) (*deps.Lock, error) {
+	f := c.Dependencies.Lock
+	if f == "" {
+		return &deps.Lock{}, nil
+	}
+	data, err := projectfile.ReadFile(c.Dir, f, projectfile.MaxText)
+	if err != nil {
+		return nil, err
+	}
+	// The lock's own relative paths resolve against its folder.
+	path := filepath.Join(c.Dir, filepath.FromSlash(f))
+	if strings.HasSuffix(f, ".toml") {
+		return deps.ParsePylock(path, data)
+	}
+	return deps.ParseRequirements(path, data)
 }
 
 // resolve resolves and fetches the closure of target t's wheels, which
@@ -194,7 +211,7 @@ func notes(c *config.Config) (string, error) {
 	if c.Bundle.Changelog == "" {
 		return "", &ConfigError{Key: "bundle.changelog", Msg: `name the changelog whose section for this version becomes RELEASE_NOTES.md, e.g. changelog = "CHANGELOG.md"`}
 	}
-	data, err := os.ReadFile(filepath.Join(c.Dir, filepath.FromSlash(c.Bundle.Changelog)))
+	data, err := projectfile.ReadFile(c.Dir, c.Bundle.Changelog, projectfile.MaxText)
 	if err != nil {
 		return "", &ConfigError{Key: "bundle.changelog", Msg: err.Error()}
 	}

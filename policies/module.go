@@ -12,6 +12,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/mkrelease/mkrelease/internal/projectfile"
 )
 
 // MaxPolicySize is the largest policy file [LoadFiles] reads.
@@ -72,9 +74,39 @@ func isDefault(name string) bool {
 // bytes, and no path may be given twice. Its Module is named by the path
 // as given. Errors are *[PolicyError].
 func LoadFiles(paths []string) ([]Module, error) {
-	mods := make([]Module, 0, len(paths))
+	return load(paths, func(p string) (string, error) {
+		f, err := os.Open(p)
+		if err != nil {
+			return "", &PolicyError{File: p, Msg: "cannot read it", Err: unwrapPath(err)}
+		}
+		defer f.Close()
+		return readPolicy(p, f)
+	})
+}
+
+// LoadProjectFiles reads the policy files a release.toml names
+// ([policy] files), as LoadFiles does: rels are slash-separated paths
+// relative to the project folder dir, each read beneath dir (package
+// projectfile), so a symbolic link leading out of the project is refused,
+// naming it. Each Module is named by its path as configured, never a path
+// of this machine.
+func LoadProjectFiles(dir string, rels []string) ([]Module, error) {
+	return load(rels, func(rel string) (string, error) {
+		f, _, err := projectfile.Open(dir, rel)
+		if err != nil {
+			return "", &PolicyError{File: rel, Msg: "cannot read it", Err: unwrapPath(err)}
+		}
+		defer f.Close()
+		return readPolicy(rel, f)
+	})
+}
+
+// load reads the policy files names, in order, with read, checking their
+// names: *.rego, none given twice.
+func load(names []string, read func(name string) (string, error)) ([]Module, error) {
+	mods := make([]Module, 0, len(names))
 	seen := map[string]bool{}
-	for _, p := range paths {
+	for _, p := range names {
 		if filepath.Ext(p) != ".rego" {
 			return nil, &PolicyError{File: p, Msg: "not a Rego policy: the file name must end in .rego"}
 		}
@@ -83,7 +115,7 @@ func LoadFiles(paths []string) ([]Module, error) {
 			return nil, &PolicyError{File: p, Msg: "given twice"}
 		}
 		seen[key] = true
-		src, err := readPolicy(p)
+		src, err := read(p)
 		if err != nil {
 			return nil, err
 		}
@@ -92,12 +124,9 @@ func LoadFiles(paths []string) ([]Module, error) {
 	return mods, nil
 }
 
-func readPolicy(p string) (string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", &PolicyError{File: p, Msg: "cannot read it", Err: unwrapPath(err)}
-	}
-	defer f.Close()
+// readPolicy reads the open policy file f, named p: a regular file of at
+// most MaxPolicySize bytes.
+func readPolicy(p string, f *os.File) (string, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return "", &PolicyError{File: p, Msg: "cannot read it", Err: unwrapPath(err)}

@@ -25,6 +25,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
+	"github.com/mkrelease/mkrelease/internal/projectfile"
 )
 
 // PasswordEnv is the environment variable [PasswordFromEnv] reads the
@@ -164,6 +165,24 @@ func LoadPublicKey(path string) (crypto.PublicKey, error) {
 	pub, err := ParsePublicKey(data)
 	if err != nil {
 		return nil, fmt.Errorf("public key %s: %w", path, err)
+	}
+	return pub, nil
+}
+
+// LoadProjectPublicKey reads the PEM public key at rel, a slash-separated
+// path relative to the project folder dir (a release.toml's trusted_keys
+// entry), beneath dir: a symbolic link leading out of the project is
+// refused, naming it (package projectfile), so a project cannot make its
+// auditor trust a key file from elsewhere on the machine. A missing file
+// is an error wrapping fs.ErrNotExist.
+func LoadProjectPublicKey(dir, rel string) (crypto.PublicKey, error) {
+	data, err := projectfile.ReadFile(dir, rel, maxKeyFile)
+	if err != nil {
+		return nil, err
+	}
+	pub, err := ParsePublicKey(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rel, err)
 	}
 	return pub, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/atomicfile"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
+	"github.com/mkrelease/mkrelease/internal/projectfile"
 )
 
 // ToolVersion is the version of mkrelease. It is recorded in every manifest:
@@ -103,7 +104,9 @@ func TargetManifest(r *Release, target string, f Facts) *dist.Manifest {
 // projectFiles hashes the project files a release reads besides
 // release.toml and the sources: readme, changelog, dependency lock, and the
 // pyproject.toml files its metadata comes from (with the digest of the
-// bytes that were read).
+// bytes that were read). They are read as the stages read them, beneath
+// the project folder (package projectfile): one a link leads out of is
+// not hashed here, and the stage that reads it refuses it.
 func projectFiles(c *config.Config) map[string]string {
 	out := map[string]string{}
 	for _, f := range c.MetadataFiles {
@@ -113,7 +116,7 @@ func projectFiles(c *config.Config) map[string]string {
 		if p == "" {
 			continue
 		}
-		if data, err := os.ReadFile(filepath.Join(c.Dir, filepath.FromSlash(p))); err == nil {
+		if data, err := projectfile.ReadFile(c.Dir, p, projectfile.MaxText); err == nil {
 			out[p] = checksum.Bytes(data)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/internal/pep440"
 	"github.com/mkrelease/mkrelease/internal/pep508"
+	"github.com/mkrelease/mkrelease/internal/projectfile"
 	"github.com/mkrelease/mkrelease/internal/pyname"
 )
 
@@ -58,8 +59,9 @@ func locate(file string, pos positions, origins map[string]origin, key string) (
 var pyWheelFields = []string{"classifiers", "dependencies", "entry-points", "gui-scripts", "keywords", "license-files", "optional-dependencies", "requires-python", "scripts"}
 
 // from reads the pyproject.toml files that [project] from and [[wheel]]
-// from name (relative to the folder of release.toml, dir) and merges their
-// PEP 621 metadata into c:
+// from name (relative to the folder of release.toml, dir, and read beneath
+// it: a symbolic link leading out is refused, see package projectfile) and
+// merges their PEP 621 metadata into c:
 //
 //   - [project] from gives the release's name, version, summary
 //     (description), license, readme, urls, authors and maintainers, and
@@ -90,8 +92,12 @@ func (v *validator) from(c *Config, dir string) {
 			return pp
 		}
 		files[rel] = nil
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		data, err := projectfile.ReadFile(dir, rel, projectfile.MaxText)
+		var link *projectfile.LinkError
 		switch {
+		case errors.As(err, &link):
+			v.errorf(key, link.Remedy(), "%s", link.Problem())
+			return nil
 		case errors.Is(err, os.ErrNotExist):
 			v.errorf(key, "name the pyproject.toml (PEP 621) to read the metadata from, relative to the folder of release.toml", "%s: no such file", rel)
 			return nil

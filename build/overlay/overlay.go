@@ -27,6 +27,7 @@ import (
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/internal/checksum"
+	"github.com/mkrelease/mkrelease/internal/projectfile"
 	"github.com/mkrelease/mkrelease/internal/treehash"
 )
 
@@ -39,6 +40,8 @@ type Error struct {
 	Line    int64  // 1-based line in the member, when known
 	Reason  string
 	Err     error
+	// Hint replaces the default hint (regenerate the overlay) when set.
+	Hint string
 }
 
 // Error names the overlay, its file, the member, hunk and line.
@@ -58,8 +61,24 @@ func (e *Error) Error() string {
 	if e.Err != nil {
 		b.WriteString(": " + e.Err.Error())
 	}
-	b.WriteString("\n\thint: the overlay no longer matches the pinned source; regenerate it against the source as locked (git format-patch), then run `mkrelease lock`")
+	hint := e.Hint
+	if hint == "" {
+		hint = "the overlay no longer matches the pinned source; regenerate it against the source as locked (git format-patch), then run `mkrelease lock`"
+	}
+	b.WriteString("\n\thint: " + hint)
 	return b.String()
+}
+
+// readError is the *Error for an overlay's patch file or tree (what) that
+// could not be read from the project: a symbolic link leading out of the
+// project names itself and its remedy.
+func readError(o config.Overlay, what string, err error) *Error {
+	var link *projectfile.LinkError
+	if errors.As(err, &link) {
+		return &Error{Overlay: o.Name, File: o.Path(), Reason: link.Problem(), Hint: link.Remedy()}
+	}
+	return &Error{Overlay: o.Name, File: o.Path(), Reason: "read " + what, Err: err,
+		Hint: "fix the overlay's path in release.toml (relative to its folder), or create the " + what}
 }
 
 // Unwrap returns the underlying error.
@@ -69,36 +88,50 @@ func (e *Error) Unwrap() error { return e.Err }
 func (e *Error) ExitCode() int { return 1 }
 
 // Digest returns the locked identity of an overlay's content: "sha256:<hex>"
-// of a patch file, or the tree Sum of an overlay tree.
+// of a patch file, or the tree Sum of an overlay tree. Both are read
+// beneath projectDir (package projectfile): a symbolic link leading out of
+// the project is refused, naming it.
 func Digest(ctx context.Context, projectDir string, o config.Overlay) (string, []treehash.File, error) {
-	p := filepath.Join(projectDir, filepath.FromSlash(o.Path()))
 	if o.Kind() == config.OverlayTree {
+		p, err := projectfile.Folder(projectDir, o.Path())
+		if err != nil {
+			return "", nil, readError(o, "tree", err)
+		}
 		sum, err := treehash.Hash(ctx, p)
 		if err != nil {
 			return "", nil, &Error{Overlay: o.Name, File: o.Path(), Reason: "read tree", Err: err}
 		}
 		return sum.H1, sum.Files, nil
 	}
-	data, err := os.ReadFile(p)
+	data, err := projectfile.ReadFile(projectDir, o.Path(), maxPatch)
 	if err != nil {
-		return "", nil, &Error{Overlay: o.Name, File: o.Path(), Reason: "read patch", Err: err}
+		return "", nil, readError(o, "patch", err)
 	}
 	return "sha256:" + checksum.Bytes(data), nil, nil
 }
 
-// Apply applies overlay o (its files resolved against projectDir) to the
-// source workspace ws.
+// maxPatch bounds a patch file.
+const maxPatch = projectfile.MaxText
+
+// Apply applies overlay o (its files read beneath projectDir, as Digest
+// reads them) to the source workspace ws. Every file of ws is reached
+// through an os.Root of ws: a symbolic link in the workspace (in a folder
+// its tree leaves out, such as __pycache__) never takes a patch's read or
+// write outside it.
 func Apply(ctx context.Context, projectDir string, o config.Overlay, ws string) error {
-	p := filepath.Join(projectDir, filepath.FromSlash(o.Path()))
 	if o.Kind() == config.OverlayTree {
+		p, err := projectfile.Folder(projectDir, o.Path())
+		if err != nil {
+			return readError(o, "tree", err)
+		}
 		if err := treehash.Copy(ctx, p, ws); err != nil {
 			return &Error{Overlay: o.Name, File: o.Path(), Reason: "copy tree", Err: err}
 		}
 		return nil
 	}
-	data, err := os.ReadFile(p)
+	data, err := projectfile.ReadFile(projectDir, o.Path(), maxPatch)
 	if err != nil {
-		return &Error{Overlay: o.Name, File: o.Path(), Reason: "read patch", Err: err}
+		return readError(o, "patch", err)
 	}
 	return ApplyPatch(ctx, o.Name, o.Path(), data, ws)
 }
@@ -112,11 +145,16 @@ func ApplyPatch(ctx context.Context, name, file string, data []byte, ws string) 
 	if len(files) == 0 {
 		return &Error{Overlay: name, File: file, Reason: "the patch changes no file"}
 	}
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return &Error{Overlay: name, File: file, Reason: "open the workspace", Err: err}
+	}
+	defer root.Close()
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := applyFile(f, ws); err != nil {
+		if err := applyFile(f, root); err != nil {
 			var oe *Error
 			if errors.As(err, &oe) {
 				oe.Overlay, oe.File = name, file
@@ -135,7 +173,9 @@ func memberName(f *gitdiff.File) string {
 	return f.OldName
 }
 
-func applyFile(f *gitdiff.File, ws string) error {
+// applyFile applies one file's change to the workspace root: every path is
+// resolved through it, so no symbolic link takes it outside.
+func applyFile(f *gitdiff.File, ws *os.Root) error {
 	member := memberName(f)
 	fail := func(reason string, err error) error {
 		return &Error{Member: member, Reason: reason, Err: err}
@@ -151,8 +191,8 @@ func applyFile(f *gitdiff.File, ws string) error {
 	var old []byte
 	var oldMode os.FileMode = 0o644
 	if !f.IsNew {
-		src := filepath.Join(ws, filepath.FromSlash(f.OldName))
-		st, err := os.Lstat(src)
+		src := filepath.FromSlash(f.OldName)
+		st, err := ws.Lstat(src)
 		if err != nil {
 			return fail("the file to change does not exist in the source", nil)
 		}
@@ -160,12 +200,12 @@ func applyFile(f *gitdiff.File, ws string) error {
 			return fail("not a regular file", nil)
 		}
 		oldMode = st.Mode().Perm()
-		if old, err = os.ReadFile(src); err != nil {
+		if old, err = ws.ReadFile(src); err != nil {
 			return fail("read", err)
 		}
 	}
 	if f.IsNew || f.IsRename || f.IsCopy {
-		if _, err := os.Lstat(filepath.Join(ws, filepath.FromSlash(f.NewName))); err == nil && f.NewName != f.OldName {
+		if _, err := ws.Lstat(filepath.FromSlash(f.NewName)); err == nil && f.NewName != f.OldName {
 			return fail("the patch creates a file that already exists", nil)
 		}
 	}
@@ -188,7 +228,7 @@ func applyFile(f *gitdiff.File, ws string) error {
 		if out.Len() != 0 {
 			return fail("the file to delete has content the patch does not remove", nil)
 		}
-		return os.Remove(filepath.Join(ws, filepath.FromSlash(f.OldName)))
+		return ws.Remove(filepath.FromSlash(f.OldName))
 	}
 	if err := checkOID(f.NewOIDPrefix, out.Bytes()); err != nil {
 		return fail("the result differs from the one the patch was made to produce", err)
@@ -197,18 +237,21 @@ func applyFile(f *gitdiff.File, ws string) error {
 	if f.NewMode != 0 {
 		mode = f.NewMode.Perm()
 	}
-	dst := filepath.Join(ws, filepath.FromSlash(f.NewName))
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	dst := filepath.FromSlash(f.NewName)
+	if err := ws.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return fail("write", err)
 	}
-	if err := os.WriteFile(dst, out.Bytes(), treehash.NormalMode(mode)); err != nil {
+	if st, err := ws.Lstat(dst); err == nil && !st.Mode().IsRegular() {
+		return fail("write", fmt.Errorf("%s is not a regular file", f.NewName))
+	}
+	if err := ws.WriteFile(dst, out.Bytes(), treehash.NormalMode(mode)); err != nil {
 		return fail("write", err)
 	}
-	if err := os.Chmod(dst, treehash.NormalMode(mode)); err != nil {
+	if err := ws.Chmod(dst, treehash.NormalMode(mode)); err != nil {
 		return fail("write", err)
 	}
 	if f.IsRename && f.OldName != f.NewName {
-		return os.Remove(filepath.Join(ws, filepath.FromSlash(f.OldName)))
+		return ws.Remove(filepath.FromSlash(f.OldName))
 	}
 	return nil
 }

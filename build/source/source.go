@@ -39,6 +39,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -56,6 +57,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/extract"
 	"github.com/mkrelease/mkrelease/internal/pin"
 	"github.com/mkrelease/mkrelease/internal/procgroup"
+	"github.com/mkrelease/mkrelease/internal/projectfile"
 	"github.com/mkrelease/mkrelease/internal/treehash"
 )
 
@@ -165,17 +167,17 @@ var materializers = map[string]materializer{
 // --- local ---
 
 // LocalFolder returns the absolute path of the project folder of the local
-// source s, refusing one that is not a folder.
+// source s, refusing one that is not a folder, or that a symbolic link (the
+// folder's own or one on its way) takes out of the project: its files
+// would go into the wheels. Links that stay inside are resolved in the
+// path returned; the tree's own walk refuses any link within it.
 func (f *Fetcher) LocalFolder(s config.Source) (string, error) {
-	dir, err := filepath.Abs(filepath.Join(f.ProjectDir, filepath.FromSlash(s.Local)))
-	if err == nil {
-		var st os.FileInfo
-		if st, err = os.Stat(dir); err == nil && !st.IsDir() {
-			err = errors.New("not a folder")
-		}
-	}
-	if err != nil {
+	dir, err := projectfile.Folder(f.ProjectDir, s.Local)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return "", &Error{Source: s.Name, Msg: fmt.Sprintf("local folder %s not found", s.Local), Hint: "fix `local` in release.toml"}
+	case err != nil:
+		return "", projectError(s, "local folder", err, "fix `local` in release.toml")
 	}
 	return dir, nil
 }
@@ -194,15 +196,36 @@ func (f *Fetcher) local(ctx context.Context, s config.Source, dst string, _ Expe
 
 // --- git ---
 
-func (f *Fetcher) gitLocation(s config.Source) string {
+// gitLocation is where the git source s is fetched from: its URL, or its
+// repository folder in the project, which no symbolic link may take out of
+// the project.
+func (f *Fetcher) gitLocation(s config.Source) (string, error) {
 	if strings.Contains(s.Git, "://") || strings.HasPrefix(s.Git, "git@") {
-		return s.Git
+		return s.Git, nil
 	}
-	return filepath.Join(f.ProjectDir, filepath.FromSlash(s.Git))
+	dir, err := projectfile.Folder(f.ProjectDir, s.Git)
+	if err != nil {
+		return "", projectError(s, "git repository", err, "fix `git` in release.toml")
+	}
+	return dir, nil
+}
+
+// projectError is the *Error for a project file or folder (what) of source
+// s that could not be opened: a symbolic link leading out of the project
+// names itself and its remedy; anything else is told with hint.
+func projectError(s config.Source, what string, err error, hint string) *Error {
+	var link *projectfile.LinkError
+	if errors.As(err, &link) {
+		return &Error{Source: s.Name, Msg: what + " " + link.Problem(), Hint: link.Remedy()}
+	}
+	return &Error{Source: s.Name, Msg: what, Err: err, Hint: hint}
 }
 
 func (f *Fetcher) git(ctx context.Context, s config.Source, dst string, _ Expected) (Facts, error) {
-	loc := f.gitLocation(s)
+	loc, err := f.gitLocation(s)
+	if err != nil {
+		return Facts{}, err
+	}
 	key := sha256.Sum256([]byte(loc))
 	repo := filepath.Join(f.CacheDir, "git", hex.EncodeToString(key[:12])+".git")
 	fail := func(msg string, err error, hint string) (Facts, error) {
@@ -526,33 +549,43 @@ func writeFile(name string, r io.Reader, mode os.FileMode) error {
 // --- archives ---
 
 func (f *Fetcher) archive(ctx context.Context, s config.Source, dst string, want Expected) (Facts, error) {
-	var path string
-	var size int64
-	if strings.Contains(s.Archive, "://") {
-		p, n, err := f.download(ctx, s, want)
-		if err != nil {
-			return Facts{}, err
-		}
-		path, size = p, n
-	} else {
-		path = filepath.Join(f.ProjectDir, filepath.FromSlash(s.Archive))
-		got, n, err := checksum.File(path)
-		if err != nil {
-			return Facts{}, &Error{Source: s.Name, Msg: "read archive " + s.Archive, Err: err, Hint: "fix `archive` in release.toml"}
-		}
-		if got != s.SHA256 {
-			return Facts{}, &Error{Source: s.Name, Msg: fmt.Sprintf("archive %s has sha256 %s, release.toml pins %s", s.Archive, got, s.SHA256),
-				Hint: "the archive changed: obtain the pinned one again, or after review update sha256 in release.toml and run `mkrelease lock`"}
-		}
-		size = n
-	}
 	// Extraction creates dst beside a temporary folder in its parent, which
 	// must exist: when an archive is the first source nothing else has
 	// created it yet.
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return Facts{}, &Error{Source: s.Name, Msg: "create the workspace folder", Err: err}
 	}
-	if _, err := extract.ExtractFile(ctx, path, dst, extractOptions(s)); err != nil {
+	if strings.Contains(s.Archive, "://") {
+		path, size, err := f.download(ctx, s, want)
+		if err != nil {
+			return Facts{}, err
+		}
+		if _, err := extract.ExtractFile(ctx, path, dst, extractOptions(s)); err != nil {
+			return Facts{}, &Error{Source: s.Name, Msg: "extract " + s.Archive, Err: err}
+		}
+		return Facts{ArchiveSHA256: s.SHA256, ArchiveSize: size}, nil
+	}
+	// A project file: opened beneath the project (a symbolic link leading
+	// out of it is refused, naming it), hashed and extracted from the one
+	// open file, so what is extracted is what was checked.
+	file, _, err := projectfile.Open(f.ProjectDir, s.Archive)
+	if err != nil {
+		return Facts{}, projectError(s, "archive", err, "fix `archive` in release.toml")
+	}
+	defer file.Close()
+	h := sha256.New()
+	size, err := io.Copy(h, file)
+	if err != nil {
+		return Facts{}, &Error{Source: s.Name, Msg: "read archive " + s.Archive, Err: err}
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != s.SHA256 {
+		return Facts{}, &Error{Source: s.Name, Msg: fmt.Sprintf("archive %s has sha256 %s, release.toml pins %s", s.Archive, got, s.SHA256),
+			Hint: "the archive changed: obtain the pinned one again, or after review update sha256 in release.toml and run `mkrelease lock`"}
+	}
+	if _, err := file.Seek(0, io.SeekStart); err != nil {
+		return Facts{}, &Error{Source: s.Name, Msg: "read archive " + s.Archive, Err: err}
+	}
+	if _, err := extract.Extract(ctx, s.Archive, file, dst, extractOptions(s)); err != nil {
 		return Facts{}, &Error{Source: s.Name, Msg: "extract " + s.Archive, Err: err}
 	}
 	return Facts{ArchiveSHA256: s.SHA256, ArchiveSize: size}, nil

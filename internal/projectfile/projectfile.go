@@ -32,6 +32,10 @@ import (
 	"strings"
 )
 
+// MaxText bounds a project text file (a readme, changelog, lock, policy,
+// pyproject.toml): files people write, far smaller.
+const MaxText = 64 << 20
+
 // maxLinks bounds the symbolic links followed while explaining a refusal,
 // as the kernel bounds a path's (ELOOP).
 const maxLinks = 40
@@ -144,8 +148,9 @@ func ReadFile(dir, rel string, max int64) ([]byte, error) {
 
 // Folder checks that rel names a folder beneath dir, reached through no
 // symbolic link that leads outside dir ([*LinkError]), and returns its
-// absolute path with every link on the way resolved: a walk of it starts
-// inside the project. A missing folder is an error wrapping
+// absolute path (dir, made absolute, joined with the path below it that
+// every link on the way resolves to): a walk of it starts inside the
+// project. A missing folder is an error wrapping
 // [fs.ErrNotExist] naming rel.
 func Folder(dir, rel string) (string, error) {
 	name, err := clean(rel)
@@ -175,18 +180,38 @@ func Folder(dir, rel string) (string, error) {
 	if err != nil {
 		return "", explain(dir, rel, true, err)
 	}
-	if r, err := filepath.Rel(realDir, real); err != nil || !filepath.IsLocal(r) {
+	r, err := filepath.Rel(realDir, real)
+	if err != nil || !filepath.IsLocal(r) {
 		return "", explain(dir, rel, true, fmt.Errorf("%s resolves to %s, outside the project", rel, real))
 	}
-	if again, err := os.Stat(real); err != nil || !os.SameFile(st, again) {
-		return "", fmt.Errorf("%s changed while it was being opened", rel)
-	}
-	real, err = filepath.Abs(real)
+	// The project folder keeps the name it was given (links above it are
+	// the user's choice of where the project is); what is below is
+	// resolved.
+	out, err := filepath.Abs(filepath.Join(dir, r))
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", rel, err)
 	}
-	return real, nil
+	if again, err := os.Stat(out); err != nil || !os.SameFile(st, again) {
+		return "", fmt.Errorf("%s changed while it was being opened", rel)
+	}
+	return out, nil
 }
+
+// missingError is a project file or folder that is not there. It is
+// fs.ErrNotExist.
+type missingError struct {
+	rel    string
+	folder bool
+}
+
+func (e *missingError) Error() string {
+	if e.folder {
+		return e.rel + ": no such folder"
+	}
+	return e.rel + ": no such file"
+}
+
+func (e *missingError) Unwrap() error { return fs.ErrNotExist }
 
 // clean turns rel into a local name for os.Root, refusing one that is not
 // relative or climbs out (the configuration refuses those already: this
@@ -208,11 +233,7 @@ func explain(dir, rel string, folder bool, err error) error {
 		return le
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		what := "file"
-		if folder {
-			what = "folder"
-		}
-		return fmt.Errorf("%s: no such %s: %w", rel, what, fs.ErrNotExist)
+		return &missingError{rel: rel, folder: folder}
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

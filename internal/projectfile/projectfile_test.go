@@ -150,10 +150,7 @@ func TestFolder(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			proj := layout(t, tc.links)
-			top, err := filepath.EvalSymlinks(filepath.Dir(proj))
-			if err != nil {
-				t.Fatal(err)
-			}
+			top := filepath.Dir(proj)
 			got, err := Folder(proj, tc.rel)
 			if tc.err == "" {
 				if err != nil || got != filepath.Join(top, filepath.FromSlash(tc.want)) {

@@ -392,17 +392,36 @@ func (s Stage) resolve(r *release.Release, t config.Target, w config.Wheel, in c
 	// known gives the sha256 an earlier stage computed for the file at
 	// slash path p below `from`'s base, or "".
 	var known func(p string) string
-	// list gives the files of the folder `from` names; a source's are
-	// those of its hashed tree, not what its folder holds now (a local
-	// source may be read in place, and a file added during the build is
-	// not part of the source).
-	list := treehash.List
+	var names []string // the files of the folder `from` names, relative to it
+	to := in.To
 	switch {
 	case in.Source != "":
+		// A source's files are those of its hashed tree, not what its
+		// folder holds now (a local source may be read in place, and a file
+		// added during the build is not part of the source); a file the
+		// tree leaves out (in .git or __pycache__, which may hold anything,
+		// symbolic links included) is not part of the source either, and
+		// never enters a wheel.
 		base, what = s.Workspaces[in.Source], "source "+in.Source
 		tree := r.Trees[in.Source]
 		known = func(p string) string { return tree[p] }
-		list = func(dir string) ([]string, error) { return treeFiles(tree, in.From), nil }
+		from := path.Clean(in.From)
+		if sha, ok := tree[from]; ok {
+			src := filepath.Join(base, filepath.FromSlash(from))
+			st, err := os.Lstat(src)
+			if err != nil || !st.Mode().IsRegular() {
+				return nil, &Error{Wheel: w.Name, Target: t.Name, Msg: fmt.Sprintf("%s: %s is no longer the regular file that was hashed", what, in.From),
+					Hint: "leave the source alone while mkrelease builds"}
+			}
+			if to == "" || strings.HasSuffix(to, "/") {
+				to += path.Base(in.From)
+			}
+			return []wheel.Member{{Path: to, File: src, Mode: treehash.NormalMode(st.Mode()), SHA256: sha}}, nil
+		}
+		if names = treeFiles(tree, from); len(names) == 0 {
+			return nil, &Error{Wheel: w.Name, Target: t.Name, Msg: fmt.Sprintf("%s has no %s", what, in.From),
+				Hint: "fix `from` in release.toml: name a file or a folder with files of the source (.git and __pycache__ folders are not part of it)"}
+		}
 	default:
 		step, ok := stepByName(r.Config, in.Step)
 		if !ok || !step.AppliesTo(t.Name) {
@@ -419,26 +438,25 @@ func (s Stage) resolve(r *release.Release, t config.Target, w config.Wheel, in c
 			outputs[a.Path] = a.SHA256
 		}
 		known = func(p string) string { return outputs[path.Join(build.BinDir, t.Name, p)] }
+		src := filepath.Join(base, filepath.FromSlash(in.From))
+		st, err := os.Stat(src)
+		if err != nil {
+			return nil, &Error{Wheel: w.Name, Target: t.Name, Msg: fmt.Sprintf("%s has no %s", what, in.From), Hint: "fix `from` in release.toml"}
+		}
+		if !st.IsDir() {
+			if to == "" || strings.HasSuffix(to, "/") {
+				to += path.Base(in.From)
+			}
+			return []wheel.Member{{Path: to, File: src, Mode: treehash.NormalMode(st.Mode()), SHA256: known(in.From)}}, nil
+		}
+		if names, err = treehash.List(src); err != nil {
+			return nil, &Error{Wheel: w.Name, Target: t.Name, Msg: err.Error()}
+		}
+		if len(names) == 0 {
+			return nil, &Error{Wheel: w.Name, Target: t.Name, Msg: fmt.Sprintf("%s: %s is an empty folder", what, in.From)}
+		}
 	}
 	src := filepath.Join(base, filepath.FromSlash(in.From))
-	st, err := os.Stat(src)
-	if err != nil {
-		return nil, &Error{Wheel: w.Name, Target: t.Name, Msg: fmt.Sprintf("%s has no %s", what, in.From), Hint: "fix `from` in release.toml"}
-	}
-	to := in.To
-	if !st.IsDir() {
-		if to == "" || strings.HasSuffix(to, "/") {
-			to += path.Base(in.From)
-		}
-		return []wheel.Member{{Path: to, File: src, Mode: treehash.NormalMode(st.Mode()), SHA256: known(in.From)}}, nil
-	}
-	names, err := list(src)
-	if err != nil {
-		return nil, &Error{Wheel: w.Name, Target: t.Name, Msg: err.Error()}
-	}
-	if len(names) == 0 {
-		return nil, &Error{Wheel: w.Name, Target: t.Name, Msg: fmt.Sprintf("%s: %s is an empty folder", what, in.From)}
-	}
 	var out []wheel.Member
 	for _, n := range names {
 		if strings.HasSuffix(n, ".pyc") || strings.HasSuffix(n, ".pyo") {

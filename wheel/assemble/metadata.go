@@ -3,7 +3,6 @@ package assemble
 import (
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/internal/pep508"
+	"github.com/mkrelease/mkrelease/internal/projectfile"
 	"github.com/mkrelease/mkrelease/internal/pyname"
 	"github.com/mkrelease/mkrelease/wheel"
 	"github.com/mkrelease/mkrelease/wheel/platform"
@@ -96,7 +96,7 @@ func Metadata(c *config.Config, w config.Wheel, tag string, licenses []string) (
 	}
 	body := p.ReadmeText
 	if p.Readme != "" {
-		data, err := os.ReadFile(filepath.Join(c.Dir, filepath.FromSlash(p.Readme)))
+		data, err := projectfile.ReadFile(c.Dir, p.Readme, projectfile.MaxText)
 		if err != nil {
 			return nil, fmt.Errorf("readme: %w", err)
 		}
