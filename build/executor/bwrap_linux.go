@@ -1,30 +1,11 @@
 package executor
 
 import (
-	"os/exec"
 	"path/filepath"
 	"sort"
-	"strings"
+
+	"github.com/mkrelease/mkrelease/internal/sandbox"
 )
-
-// systemDirs are the host folders every step sees read-only (when they
-// exist): the system's programs and libraries. /etc is not among them:
-// only the entries in etcFiles are shown.
-var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
-
-// etcFiles are the entries of /etc a step sees read-only: what the dynamic
-// linker, compilers and the C library read. Not shown: passwd/shadow and
-// the other account files (the step gets a passwd of its own), ssh, sudo,
-// credentials of any kind.
-var etcFiles = []string{
-	"alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "nsswitch.conf", "hosts", "host.conf",
-	"localtime", "timezone", "os-release", "debian_version", "lsb-release", "mime.types", "protocols",
-	"services", "ssl", "ca-certificates", "gai.conf", "profile", "bash.bashrc", "inputrc", "shells",
-}
-
-// sandboxUID is the user (and group) a step runs as inside the sandbox,
-// whoever runs mkrelease: files a step writes never record the host user.
-const sandboxUID = "1000"
 
 // stepHost is a step's host name, whatever the machine's.
 const stepHost = "mkrelease-step"
@@ -47,7 +28,7 @@ func toolRoots(tools []string, path, home string) []string {
 	seen := map[string]bool{}
 	var out []string
 	exposesHome := func(dir string) bool {
-		return home != "" && home != "/" && (dir == home || underAny(home, []string{dir}))
+		return home != "" && home != "/" && sandbox.Within(home, dir)
 	}
 	add := func(file string) {
 		dir := filepath.Dir(file)
@@ -57,7 +38,7 @@ func toolRoots(tools []string, path, home string) []string {
 		if exposesHome(dir) {
 			dir = file
 		}
-		if dir == "/" || underAny(dir, systemDirs) || seen[dir] {
+		if dir == "/" || sandbox.InSystemDirs(dir) || seen[dir] {
 			return
 		}
 		seen[dir] = true
@@ -75,23 +56,4 @@ func toolRoots(tools []string, path, home string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// underAny reports whether p is one of dirs or inside one of them.
-func underAny(p string, dirs []string) bool {
-	for _, d := range dirs {
-		if p == d || strings.HasPrefix(p, d+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-// bwrapVersion asks bubblewrap its version ("bubblewrap 0.8.0").
-func bwrapVersion(bwrap string) string {
-	out, err := exec.Command(bwrap, "--version").Output()
-	if err != nil {
-		return "bubblewrap"
-	}
-	return strings.TrimSpace(string(out))
 }

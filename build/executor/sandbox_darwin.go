@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/mkrelease/mkrelease/internal/procgroup"
+	"github.com/mkrelease/mkrelease/internal/sandbox"
 )
 
 // sandboxExec is macOS's command that runs a program under a Seatbelt
@@ -71,7 +72,7 @@ func probeSeatbelt(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return runProbe(ctx, nil, sandboxExec, append(args, "/bin/sh", "-c", "exit 0")...)
+	return sandbox.RunProbe(ctx, nil, sandboxExec, append(args, "/bin/sh", "-c", "exit 0")...)
 }
 
 // seatbeltArgs are sandbox-exec's arguments for a step whose scratch
@@ -93,7 +94,7 @@ func seatbeltArgs(scratch string) ([]string, error) {
 // Linux nothing kills the step if mkrelease itself is killed (macOS has no
 // parent-death signal); a cancel or timeout kills the whole group.
 func (e *Executor) command(a Action, v view, env map[string]string, dir string, inner []string) (*exec.Cmd, error) {
-	closeInherited()
+	sandbox.CloseInherited()
 	var cmd *exec.Cmd
 	if e.seatbelt != "" {
 		args, err := seatbeltArgs(v.host.Scratch)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package executor
+package sandbox
 
 import (
 	"bytes"
@@ -14,11 +14,11 @@ import (
 	"github.com/mkrelease/mkrelease/internal/procgroup"
 )
 
-// runProbe runs a sandbox's trivial probe command, with an empty
-// environment, the process attributes the sandbox's steps get (attr, nil
-// for none; in a group of its own that dies with mkrelease, as theirs)
-// and a 30 s limit; the error carries what the sandbox said.
-func runProbe(ctx context.Context, attr *syscall.SysProcAttr, name string, args ...string) error {
+// RunProbe runs a sandbox's trivial probe command, with an empty
+// environment, the process attributes the sandbox's commands get (attr,
+// nil for none; in a group of its own that dies with mkrelease, as
+// theirs) and a 30 s limit; the error carries what the sandbox said.
+func RunProbe(ctx context.Context, attr *syscall.SysProcAttr, name string, args ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
