@@ -250,6 +250,15 @@ type Lane struct {
 	Run []string `toml:"run" text:"command"`
 	// Env is given to the lane's commands.
 	Env map[string]string `toml:"env" text:"command"`
+	// Network gives the lane's commands the host's network (default
+	// false). Lanes run sandboxed where the host allows it: without
+	// network a lane has a loopback of its own and nothing else, the
+	// host's loopback included; with it, it shares the host's network
+	// namespace, and so reaches what listens on the host's 127.0.0.1 and
+	// its abstract Unix sockets too (the rest of the sandbox holds). Only
+	// a lane that must download or talk to a server needs it; the
+	// evidence's run identity records which lanes had it.
+	Network bool `toml:"network"`
 	// Timeout bounds the whole cases lane, or one worker (default 10m).
 	Timeout Duration `toml:"timeout"`
 	// CaseTimeout bounds the time between two cases of a cases lane

@@ -103,6 +103,7 @@ var badConfigs = []struct {
 	{"toolchain supplier without its type", "command = [\"go\", \"version\"]\n", "command = [\"go\", \"version\"]\nsupplier = \"Google\"\n", "20:12", `write "Organization: NAME (EMAIL)" or "Person: NAME (EMAIL)"`},
 	{"project supplier of an unknown type", "version = \"V1.0-RC_1\"\n", "version = \"V1.0-RC_1\"\nsupplier = \"Team: vexl\"\n", "4:12", `invalid supplier "Team: vexl"`},
 	{"supplier misspelt", "local = \"src\"\n", "local = \"src\"\nsuplier = \"Person: Ada\"\n", "11:1", `did you mean "supplier"?`},
+	{"lane network not a boolean", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[[evidence.lane]]\nname = \"fetch\"\nkind = \"cases\"\nrun = [\"true\"]\nnetwork = \"yes\"\n", "36:11", "takes true or false"},
 	{"remote cache unknown key", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\nremote = \"https://cache.example.invalid/x\"\ntoken = \"s3cret\"\n", "34:1", "unknown key"},
 }
 
@@ -174,6 +175,19 @@ func TestParseRefusesWithPosition(t *testing.T) {
 				t.Errorf("Parse error = %q, want it to contain %q", msg, tc.wantInMsg)
 			}
 		})
+	}
+}
+
+// TestLaneNetwork: a lane has no network unless it says network = true.
+func TestLaneNetwork(t *testing.T) {
+	src := validTOML + "\n[[evidence.lane]]\nname = \"fetch\"\nkind = \"cases\"\nrun = [\"true\"]\nnetwork = true\n" +
+		"\n[[evidence.lane]]\nname = \"offline\"\nkind = \"cases\"\nrun = [\"true\"]\n"
+	c, err := Parse("release.toml", "/p", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := c.Evidence.Lanes; len(l) != 2 || !l[0].Network || l[1].Network {
+		t.Errorf("lanes %+v: want fetch with the network and offline without", l)
 	}
 }
 

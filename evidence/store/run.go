@@ -46,6 +46,9 @@ type Run struct {
 	// or user names, no home or temporary paths: sanitising is the caller's
 	// job; the store records what it is given).
 	Environment map[string]string
+	// Isolation is how the lanes ran: sandboxed or not. Evidence made
+	// before mkrelease recorded it has none (the zero Isolation).
+	Isolation Isolation
 	// Identity is the canonical JSON of the fields above except ID.
 	Identity json.RawMessage
 }
@@ -72,6 +75,35 @@ type Protocol struct {
 	WarmUps int `json:"warmups"`
 }
 
+// Isolation levels of [Isolation.Level].
+const (
+	// IsolationSandbox: every lane ran in a sandbox (bubblewrap): its own
+	// namespaces and a file system that shows the system, the
+	// interpreter, the virtualenv and the verifier read-only and the
+	// lane's own folder, and nothing else of the host.
+	IsolationSandbox = "sandbox"
+	// IsolationNone: the lanes ran as the user, with everything the user
+	// may read and the network in reach.
+	IsolationNone = "none"
+)
+
+// Isolation says how a run's lanes were isolated from the host.
+type Isolation struct {
+	// Level is [IsolationSandbox] or [IsolationNone].
+	Level string `json:"level"`
+	// Sandbox is the sandbox and its version ("bubblewrap 0.8.0"), when
+	// sandboxed.
+	Sandbox string `json:"sandbox,omitempty"`
+	// Namespaces are the namespaces every lane had, when sandboxed; the
+	// lanes in NetworkLanes had all but the network's.
+	Namespaces []string `json:"namespaces,omitempty"`
+	// NetworkLanes are the sandboxed lanes that kept the host's network
+	// (network = true), by name.
+	NetworkLanes []string `json:"network_lanes,omitempty"`
+	// Reason says why the lanes were not sandboxed.
+	Reason string `json:"reason,omitempty"`
+}
+
 // identity is the JSON form of a run identity. Its field order is the
 // canonical one; lists are never null.
 type identity struct {
@@ -84,6 +116,7 @@ type identity struct {
 	Lanes           []string          `json:"lanes"`
 	Protocol        Protocol          `json:"protocol"`
 	Environment     map[string]string `json:"environment"`
+	Isolation       Isolation         `json:"isolation,omitzero"`
 }
 
 // normalized returns r with its sets sorted, and empty lists and maps nil,
@@ -99,6 +132,8 @@ func (r Run) normalized() Run {
 	if len(r.Environment) == 0 {
 		r.Environment = nil
 	}
+	r.Isolation.Namespaces = nilIfEmpty(slices.Clone(r.Isolation.Namespaces))
+	r.Isolation.NetworkLanes = nilIfEmpty(slices.Sorted(slices.Values(r.Isolation.NetworkLanes)))
 	return r
 }
 
@@ -132,6 +167,7 @@ func (r Run) CanonicalIdentity() (json.RawMessage, error) {
 		Lanes:           emptyIfNil(n.Lanes),
 		Protocol:        n.Protocol,
 		Environment:     n.Environment,
+		Isolation:       n.Isolation,
 	}
 	if id.Environment == nil {
 		id.Environment = map[string]string{}
@@ -170,6 +206,7 @@ func ParseIdentity(runID string, data []byte) (Run, error) {
 		Lanes:           id.Lanes,
 		Protocol:        id.Protocol,
 		Environment:     id.Environment,
+		Isolation:       id.Isolation,
 	}
 	r = r.normalized()
 	r.Identity = json.RawMessage(slices.Clone(data))
@@ -249,6 +286,27 @@ func (r Run) validate() error {
 		if k == "" {
 			bad("Environment: empty variable name")
 		}
+	}
+	switch iso := r.Isolation; iso.Level {
+	case "":
+		if iso.Sandbox != "" || len(iso.Namespaces) > 0 || len(iso.NetworkLanes) > 0 || iso.Reason != "" {
+			bad("Isolation: no level, but %+v", iso)
+		}
+	case IsolationSandbox:
+		if iso.Sandbox == "" || len(iso.Namespaces) == 0 || iso.Reason != "" {
+			bad("Isolation: a sandboxed run names its sandbox and namespaces, and no reason (got %+v)", iso)
+		}
+		for _, l := range iso.NetworkLanes {
+			if !slices.Contains(r.Lanes, l) {
+				bad("Isolation: network lane %s is not a lane of the run", l)
+			}
+		}
+	case IsolationNone:
+		if iso.Reason == "" || iso.Sandbox != "" || len(iso.Namespaces) > 0 || len(iso.NetworkLanes) > 0 {
+			bad("Isolation: a run without a sandbox says why, and names no sandbox, namespaces or network lanes (got %+v)", iso)
+		}
+	default:
+		bad("Isolation: level %q is not %q or %q", iso.Level, IsolationSandbox, IsolationNone)
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)

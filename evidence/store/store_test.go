@@ -169,6 +169,13 @@ func TestRoundTrip(t *testing.T) {
 			Phase: "p", Role: evidence.RoleCandidate, Slot: 1, Attempt: 1, Outcome: evidence.OutcomeOK, Steps: extreme}}},
 		{name: "odd strings", cases: []evidence.Case{{Lane: "unit", ID: "tests/test_x.py::test[a/b-\"q\"-ü-日本]",
 			Status: evidence.StatusFail, Duration: 1, Message: "line 1\nline 2\ttab 'quote' \x00 nul", Tier: "ß"}}},
+		{name: "sandboxed lanes", run: func(r *Run) {
+			r.Isolation = Isolation{Level: IsolationSandbox, Sandbox: "bubblewrap 0.8.0", Namespaces: []string{"user", "mount", "pid"},
+				NetworkLanes: []string{"unit", "bench"}}
+		}, cases: testCases()},
+		{name: "lanes without a sandbox", run: func(r *Run) {
+			r.Isolation = Isolation{Level: IsolationNone, Reason: "bubblewrap (bwrap) is not installed"}
+		}, cases: testCases()},
 		{name: "minimal run", run: func(r *Run) {
 			*r = Run{ID: "r", Target: "t", SourcesTreeHash: "0a", Interpreter: "i", Protocol: Protocol{Steps: 1}}
 		}, cases: []evidence.Case{{Lane: "any", ID: "x", Status: evidence.StatusPass}}},
@@ -287,6 +294,21 @@ func TestWriteRefuses(t *testing.T) {
 			"Protocol: 16 steps with 16 warm-ups"},
 		{"measurements without a protocol", func(r *Run, _ *[]evidence.Case, _ *[]evidence.Measurement) { r.Protocol = Protocol{} },
 			"measurements in a run without a protocol"},
+		{"isolation of an unknown level", func(r *Run, _ *[]evidence.Case, _ *[]evidence.Measurement) {
+			r.Isolation = Isolation{Level: "network", Reason: "x"}
+		}, `Isolation: level "network" is not "sandbox" or "none"`},
+		{"sandbox without its name", func(r *Run, _ *[]evidence.Case, _ *[]evidence.Measurement) {
+			r.Isolation = Isolation{Level: IsolationSandbox, Namespaces: []string{"pid"}}
+		}, "Isolation: a sandboxed run names its sandbox"},
+		{"network lane not of the run", func(r *Run, _ *[]evidence.Case, _ *[]evidence.Measurement) {
+			r.Isolation = Isolation{Level: IsolationSandbox, Sandbox: "bubblewrap", Namespaces: []string{"pid"}, NetworkLanes: []string{"fetch"}}
+		}, "Isolation: network lane fetch is not a lane of the run"},
+		{"no sandbox without a reason", func(r *Run, _ *[]evidence.Case, _ *[]evidence.Measurement) {
+			r.Isolation = Isolation{Level: IsolationNone}
+		}, "Isolation: a run without a sandbox says why"},
+		{"isolation without a level", func(r *Run, _ *[]evidence.Case, _ *[]evidence.Measurement) {
+			r.Isolation = Isolation{Sandbox: "bubblewrap"}
+		}, "Isolation: no level"},
 		{"identity not canonical", func(r *Run, _ *[]evidence.Case, _ *[]evidence.Measurement) {
 			r.Identity = []byte(`{"target":"demo 1.2.0"}`)
 		}, "Identity is not the canonical identity"},
@@ -749,5 +771,39 @@ func TestContentDamage(t *testing.T) {
 				t.Errorf("IntegrityCheck: %v, want page checksums and %q", err, tt.check)
 			}
 		})
+	}
+}
+
+// TestIsolationInIdentity: how the lanes ran is part of the identity
+// (another isolation, another identity), and an identity without it, as
+// evidence made before it was recorded has, keeps its canonical bytes.
+func TestIsolationInIdentity(t *testing.T) {
+	old := testRun()
+	oldID, err := old.CanonicalIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(oldID, []byte("isolation")) {
+		t.Errorf("an identity without isolation names it: %s", oldID)
+	}
+	back, err := ParseIdentity("run-1", oldID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := back.CanonicalIdentity(); err != nil || !bytes.Equal(again, oldID) {
+		t.Errorf("an identity without isolation does not round-trip: %s (%v), want %s", again, err, oldID)
+	}
+	boxed := testRun()
+	boxed.Isolation = Isolation{Level: IsolationSandbox, Sandbox: "bubblewrap 0.8.0", Namespaces: []string{"user", "pid"}, NetworkLanes: []string{"unit"}}
+	boxedID, err := boxed.CanonicalIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"isolation":{"level":"sandbox","sandbox":"bubblewrap 0.8.0","namespaces":["user","pid"],"network_lanes":["unit"]}}`
+	if !bytes.HasSuffix(boxedID, []byte(want)) {
+		t.Errorf("identity %s does not end with %s", boxedID, want)
+	}
+	if back, err := ParseIdentity("run-1", boxedID); err != nil || !reflect.DeepEqual(back.Isolation, boxed.Isolation) {
+		t.Errorf("isolation read back as %+v (%v), want %+v", back.Isolation, err, boxed.Isolation)
 	}
 }
