@@ -771,6 +771,46 @@ func TestLoadFiles(t *testing.T) {
 	}
 }
 
+// A release's policy files are read beneath the project and named as
+// configured: one that is a symbolic link out of the project, or reached
+// through a folder linked out, is refused naming the link; one linked
+// inside is read.
+func TestLoadProjectFiles(t *testing.T) {
+	top := t.TempDir()
+	dir := filepath.Join(top, "project")
+	for name, src := range map[string]string{"project/policy/good.rego": "package mkrelease.release\n", "outside/evil.rego": "package mkrelease.release\n"} {
+		p := filepath.Join(top, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"evil.rego": "../outside/evil.rego", "ext": "../outside", "alias.rego": "policy/good.rego"} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Skip("symbolic links:", err)
+		}
+	}
+	mods, err := LoadProjectFiles(dir, []string{"policy/good.rego", "alias.rego"})
+	if err != nil || len(mods) != 2 || mods[0].Name != "policy/good.rego" || mods[1].Name != "alias.rego" || mods[1].Source != "package mkrelease.release\n" {
+		t.Fatalf("LoadProjectFiles = %+v, %v", mods, err)
+	}
+	for _, tt := range []struct {
+		rels []string
+		want string
+	}{
+		{[]string{"evil.rego"}, "policy evil.rego: cannot read it: evil.rego is a symbolic link to ../outside/evil.rego, outside the project: copy the file into the project in place of the link"},
+		{[]string{"ext/evil.rego"}, "policy ext/evil.rego: cannot read it: ext/evil.rego: ext is a symbolic link to ../outside, outside the project"},
+		{[]string{"missing.rego"}, "policy missing.rego: cannot read it: missing.rego: no such file"},
+		{[]string{"policy/good.txt"}, "policy policy/good.txt: not a Rego policy"},
+	} {
+		_, err := LoadProjectFiles(dir, tt.rels)
+		var pe *PolicyError
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) || !errors.As(err, &pe) || pe.ExitCode() != 2 {
+			t.Errorf("LoadProjectFiles(%q) = %v\nwant %s", tt.rels, err, tt.want)
+		}
+	}
+}
+
 func TestDefaults(t *testing.T) {
 	var names []string
 	for _, m := range Defaults() {

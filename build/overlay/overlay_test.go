@@ -161,6 +161,46 @@ func TestApplyRefusesUnsafePaths(t *testing.T) {
 	}
 }
 
+// A patch reaches the workspace's files through the workspace alone: a
+// symbolic link in a folder the tree leaves out (a source's __pycache__,
+// which may hold anything) takes neither its writes nor its reads outside.
+func TestApplyStaysInTheWorkspace(t *testing.T) {
+	for _, tc := range []struct{ name, patch string }{
+		{"a new file through a linked folder", "diff --git a/__pycache__/out/new.txt b/__pycache__/out/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/__pycache__/out/new.txt\n@@ -0,0 +1 @@\n+x\n"},
+		{"a change through a linked folder", "diff --git a/__pycache__/out/victim.txt b/__pycache__/out/victim.txt\n--- a/__pycache__/out/victim.txt\n+++ b/__pycache__/out/victim.txt\n@@ -1 +1 @@\n-outside\n+changed\n"},
+		{"a change of a linked file", "diff --git a/__pycache__/victim.txt b/__pycache__/victim.txt\n--- a/__pycache__/victim.txt\n+++ b/__pycache__/victim.txt\n@@ -1 +1 @@\n-outside\n+changed\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			top := t.TempDir()
+			ws := filepath.Join(top, "ws")
+			write(t, ws, base)
+			outside := filepath.Join(top, "outside")
+			write(t, outside, map[string]string{"victim.txt": "outside\n"})
+			os.MkdirAll(filepath.Join(ws, "__pycache__"), 0o755)
+			if err := os.Symlink(outside, filepath.Join(ws, "__pycache__", "out")); err != nil {
+				t.Skip("symbolic links:", err)
+			}
+			os.Symlink(filepath.Join(outside, "victim.txt"), filepath.Join(ws, "__pycache__", "victim.txt"))
+			if err := ApplyPatch(context.Background(), "o", "o.patch", []byte(tc.patch), ws); err == nil {
+				t.Error("applied")
+			}
+			if _, err := os.Stat(filepath.Join(outside, "new.txt")); err == nil {
+				t.Error("the patch wrote outside the workspace")
+			}
+			if b, _ := os.ReadFile(filepath.Join(outside, "victim.txt")); string(b) != "outside\n" {
+				t.Errorf("the patch changed a file outside the workspace: %q", b)
+			}
+		})
+	}
+	// Negative control: the same patch applies to a real folder.
+	ws := baseTree(t)
+	write(t, ws, map[string]string{"__pycache__/out/victim.txt": "outside\n"})
+	patch := "diff --git a/__pycache__/out/victim.txt b/__pycache__/out/victim.txt\n--- a/__pycache__/out/victim.txt\n+++ b/__pycache__/out/victim.txt\n@@ -1 +1 @@\n-outside\n+changed\n"
+	if err := ApplyPatch(context.Background(), "o", "o.patch", []byte(patch), ws); err != nil {
+		t.Fatalf("ApplyPatch on a real folder: %v", err)
+	}
+}
+
 func TestApplyRefusesGarbage(t *testing.T) {
 	for name, patch := range map[string]string{
 		"empty":      "",

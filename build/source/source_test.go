@@ -274,6 +274,62 @@ func TestMaterializeCreatesParent(t *testing.T) {
 	}
 }
 
+// Every kind of source that is a project path (a local folder, a local git
+// repository, a local archive) is refused when a symbolic link takes it out
+// of the project, naming the link, before anything of it is read; linked
+// inside the project, it is read. A git repository outside is refused
+// before git runs.
+func TestSourcesLinkedOutOfTheProject(t *testing.T) {
+	top := t.TempDir()
+	project := filepath.Join(top, "project")
+	data := tarGz(t, map[string]string{"top/a.txt": "archived\n"})
+	for name, body := range map[string]string{"outside/src/a.txt": "outside\n", "outside/up.tar.gz": string(data), "outside/repo/HEAD": "ref: refs/heads/main\n",
+		"project/real/src/a.txt": "inside\n", "project/real/up.tar.gz": string(data)} {
+		p := filepath.Join(top, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(body), 0o644)
+	}
+	for link, target := range map[string]string{"src": "../outside/src", "up.tar.gz": "../outside/up.tar.gz", "repo": "../outside/repo", "ext": "../outside",
+		"insrc": "real/src", "inup.tar.gz": "real/up.tar.gz"} {
+		if err := os.Symlink(target, filepath.Join(project, link)); err != nil {
+			t.Skip("symbolic links:", err)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		s    config.Source
+		want string // the refusal; "" for a.txt read from inside
+	}{
+		{"local folder", config.Source{Name: "l", Local: "src"}, "source l: local folder src is a symbolic link to ../outside/src, outside the project"},
+		{"local folder through a linked folder", config.Source{Name: "l", Local: "ext/src"}, "source l: local folder ext/src: ext is a symbolic link to ../outside, outside the project"},
+		{"archive", config.Source{Name: "a", Archive: "up.tar.gz", SHA256: sha(data), StripComponents: 1}, "source a: archive up.tar.gz is a symbolic link to ../outside/up.tar.gz, outside the project"},
+		{"git repository", config.Source{Name: "g", Git: "repo", Commit: strings.Repeat("a", 40)}, "source g: git repository repo is a symbolic link to ../outside/repo, outside the project"},
+		{"local folder linked inside", config.Source{Name: "l", Local: "insrc"}, ""},
+		{"archive linked inside", config.Source{Name: "a", Archive: "inup.tar.gz", SHA256: sha(data), StripComponents: 1}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &Fetcher{ProjectDir: project, CacheDir: t.TempDir()}
+			dst := filepath.Join(t.TempDir(), "ws")
+			_, err := f.Materialize(context.Background(), tc.s, dst, Expected{})
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("Materialize = %v, want a refusal saying %q", err, tc.want)
+				}
+				if _, serr := os.Stat(dst); serr == nil {
+					t.Errorf("the workspace was made")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dst, "a.txt")); string(b) != "inside\n" && string(b) != "archived\n" {
+				t.Errorf("a.txt = %q", b)
+			}
+		})
+	}
+}
+
 // stall blocks until the client goes away (or the test ends).
 func stall(r *http.Request) {
 	select {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -202,5 +203,52 @@ func TestMetadataInlineReadme(t *testing.T) {
 	b := metadataBytes(t, &config.Config{Project: c.Project, Wheels: []config.Wheel{{Name: "x"}}})
 	if !bytes.HasSuffix(b, []byte("Description-Content-Type: text/x-rst\n\nHello\n")) {
 		t.Errorf("METADATA:\n%s", b)
+	}
+}
+
+// The readme that becomes a wheel's description is read beneath the
+// project: one that is a symbolic link out of it (or through a folder
+// linked out) is refused, naming the link, and nothing of the file it
+// points to reaches METADATA; one linked inside the project is read.
+func TestMetadataReadmeLinks(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need privileges on Windows")
+	}
+	for _, tc := range []struct {
+		name, readme, link, target string
+		want                       string // a refusal; "" for the readme read
+	}{
+		{"regular file", "README.md", "", "", ""},
+		{"linked outside", "NOTES.md", "NOTES.md", "../outside/secret.md", "NOTES.md is a symbolic link to ../outside/secret.md, outside the project"},
+		{"through a folder linked outside", "ext/secret.md", "ext", "../outside", "ext/secret.md: ext is a symbolic link to ../outside, outside the project"},
+		{"linked inside", "NOTES.md", "NOTES.md", "README.md", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			top := t.TempDir()
+			dir := filepath.Join(top, "project")
+			os.MkdirAll(filepath.Join(top, "outside"), 0o755)
+			os.MkdirAll(dir, 0o755)
+			os.WriteFile(filepath.Join(top, "outside", "secret.md"), []byte("root:x:0:0\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "README.md"), []byte("# Demo\n"), 0o644)
+			if tc.link != "" {
+				if err := os.Symlink(tc.target, filepath.Join(dir, tc.link)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c := &config.Config{Dir: dir, Project: config.Project{Name: "x", Version: "1", MetadataVersion: "2.4", Readme: tc.readme}}
+			m, err := Metadata(c, config.Wheel{Name: "x"}, "any", nil)
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("Metadata = %v, want a refusal saying %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Description != "# Demo\n" {
+				t.Errorf("description %q", m.Description)
+			}
+		})
 	}
 }
