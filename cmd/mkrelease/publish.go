@@ -127,17 +127,11 @@ func (o *PublishOptions) options(ctx context.Context, s *session) (publish.Optio
 	}
 	var extra []policies.Module
 	if len(cfg.Policy.Files) > 0 {
-		paths := make([]string, len(cfg.Policy.Files))
-		for i, p := range cfg.Policy.Files {
-			paths[i] = filepath.Join(cfg.Dir, filepath.FromSlash(p))
-		}
-		if extra, err = policies.LoadFiles(paths); err != nil {
+		// Read beneath the project, and named as configured
+		// (project-relative) in denials, digests and the summary: never a
+		// path of this machine.
+		if extra, err = policies.LoadProjectFiles(cfg.Dir, cfg.Policy.Files); err != nil {
 			return publish.Options{}, err
-		}
-		// Named as configured (project-relative) in denials, digests and the
-		// summary: never a path of this machine.
-		for i := range extra {
-			extra[i].Name = cfg.Policy.Files[i]
 		}
 	}
 	to := o.To

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/internal/projectfile"
 	"github.com/mkrelease/mkrelease/provenance"
 )
 
@@ -35,7 +36,10 @@ func (f *Factory) signer(ctx context.Context, cfg *config.Config, flagKey string
 		}
 		return s, nil
 	}
-	dir := filepath.Join(cfg.Dir, devKeyDir)
+	dir, err := devKeyFolder(cfg.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("development signing key: %w", err)
+	}
 	s, created, err := provenance.DevKey(dir)
 	if err != nil {
 		return nil, fmt.Errorf("development signing key: %w", err)
@@ -52,6 +56,28 @@ func (f *Factory) signer(ctx context.Context, cfg *config.Config, flagKey string
 			"key", filepath.Join(rel, "dev.key"))
 	}
 	return s, nil
+}
+
+// devKeyFolder is the folder of the development key in the project folder
+// dir: the project's own, never one a symbolic link leads to outside the
+// project, and holding no link where the key files go, so that a project
+// cannot make a build sign with (or trust) a key from elsewhere on the
+// machine.
+func devKeyFolder(dir string) (string, error) {
+	path := filepath.Join(dir, devKeyDir)
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return path, nil // created on first use
+	}
+	path, err := projectfile.Folder(dir, devKeyDir)
+	if err != nil {
+		return "", err
+	}
+	for _, name := range []string{provenance.DevKeyName, provenance.DevPublicKeyName} {
+		if st, err := os.Lstat(filepath.Join(path, name)); err == nil && !st.Mode().IsRegular() {
+			return "", fmt.Errorf("%s is not a regular file (%s): the development key is the project's own file; remove it, and a new key is made", filepath.Join(devKeyDir, name), st.Mode().Type())
+		}
+	}
+	return path, nil
 }
 
 // gitWouldTrack reports whether rel (relative to dir) lies in a git work
@@ -91,14 +117,15 @@ func trustedKeys(s *session, flagKeys []string, log *slog.Logger) ([]crypto.Publ
 		return keys, nil // verify audits artifacts; a broken release.toml is check's business
 	}
 	for _, k := range cfg.Signing.TrustedKeys {
-		path := filepath.Join(cfg.Dir, filepath.FromSlash(k))
-		pub, err := provenance.LoadPublicKey(path)
+		// Read beneath the project: a link leading out of it is refused,
+		// so a project cannot make its auditor trust a key from elsewhere.
+		pub, err := provenance.LoadProjectPublicKey(cfg.Dir, k)
 		if errors.Is(err, fs.ErrNotExist) {
 			log.Warn("trusted key not found; skipped", "key", k)
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: [signing] trusted_keys: %s: %w", cfg.File, k, err)
+			return nil, fmt.Errorf("%s: [signing] trusted_keys: %w", cfg.File, err)
 		}
 		keys = append(keys, pub)
 	}
