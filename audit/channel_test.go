@@ -1,14 +1,19 @@
 package audit
 
 import (
+	"crypto"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mkrelease/mkrelease/channel"
+	"github.com/mkrelease/mkrelease/internal/channeltest"
 	"github.com/mkrelease/mkrelease/internal/checksum"
 	"github.com/mkrelease/mkrelease/internal/dist"
+	"github.com/mkrelease/mkrelease/internal/testkey"
 	"github.com/mkrelease/mkrelease/provenance"
 )
 
@@ -77,5 +82,71 @@ func TestVSAFindingsNotes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// states is a ChannelStates kept in memory.
+type states struct {
+	seen     *channel.Checkpoint
+	verified []*channel.Checkpoint
+}
+
+func (s *states) Seen(string) (*channel.Checkpoint, error) { return s.seen, nil }
+
+func (s *states) Verified(_ string, cp *channel.Checkpoint) error {
+	s.verified = append(s.verified, cp)
+	return nil
+}
+
+// TestChannelRollback: a channel that passes every check has its state
+// kept; pointed back at its previous generation it fails the rollback
+// check against that state (and only it), and nothing is kept.
+func TestChannelRollback(t *testing.T) {
+	signer := testkey.Signer("audit")
+	dest := filepath.Join(t.TempDir(), "ch")
+	for _, v := range []string{"1.0", "1.1"} {
+		if _, err := channeltest.Publish(t.Context(), dest, channel.Release{Project: "demo", Version: v, Signer: signer}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := Options{TrustedKeys: []crypto.PublicKey{signer.Public()}, Channels: &states{}}
+	failed := func(items []Item) []string {
+		var out []string
+		for _, it := range items {
+			for _, c := range it.Checks {
+				if !c.OK {
+					out = append(out, c.Name)
+				}
+			}
+		}
+		return out
+	}
+	items, err := Channel(t.Context(), dest, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := o.Channels.(*states).verified
+	if got := failed(items); len(got) > 0 || len(kept) != 1 || kept[0].Generation != 2 {
+		t.Fatalf("failed checks %q, kept %+v; want none failed and generation 2 kept", got, kept)
+	}
+
+	if err := os.Remove(dest); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(".ch.generations/g-000001", dest); err != nil {
+		t.Fatal(err)
+	}
+	o.Channels = &states{seen: kept[0]}
+	items, err = Channel(t.Context(), dest, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := failed(items); !slices.Equal(got, []string{"rollback"}) || len(o.Channels.(*states).verified) != 0 {
+		t.Errorf("failed checks %q, kept %+v; want only rollback failed and nothing kept", got, o.Channels.(*states).verified)
+	}
+	// Negative control: with nothing seen, the rolled back channel passes.
+	o.Channels = &states{}
+	if items, err = Channel(t.Context(), dest, o); err != nil || len(failed(items)) > 0 {
+		t.Errorf("with no state seen: %v, failed %q", err, failed(items))
 	}
 }

@@ -108,11 +108,11 @@ func (cp *Checkpoint) Refuses(now *Checkpoint) []string {
 	case now.Project != "" && cp.Project != "" && now.Project != cp.Project:
 		out = append(out, fmt.Sprintf("the channel serves project %s, the state %s is of project %s's channel: check this channel against a state saved for it", now.Project, seen, cp.Project))
 	case now.Generation < cp.Generation:
-		out = append(out, fmt.Sprintf("rollback: the channel shows %s, older than %s %s: a channel older than one seen before hides what was published since (a rollback or freeze attack); "+
+		out = append(out, fmt.Sprintf("the channel shows %s, older than %s %s: a channel rolled back to an older state hides what was published since (a rollback or freeze attack); "+
 			"do not trust it: point it back at generation %d or have its publisher publish again, then verify; %s",
 			now.describe(), cp.describe(), seen, cp.Generation, forget))
 	case now.Generation == cp.Generation && now.StateSHA256 != cp.StateSHA256:
-		out = append(out, fmt.Sprintf("fork: the channel shows %s, but generation %d %s had channel.json sha256 %s: two different channels under one generation number (a fork, or a publish after an unnoticed rollback); "+
+		out = append(out, fmt.Sprintf("the channel shows %s, but generation %d %s had channel.json sha256 %s: a fork, two different states under one generation number (or a publish after an unnoticed rollback); "+
 			"do not trust it: find out which is genuine and restore it; %s", now.describe(), cp.Generation, seen, cp.StateSHA256, forget))
 	case now.Generation > cp.Generation:
 		have := map[string]string{}

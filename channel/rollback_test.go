@@ -99,7 +99,7 @@ func TestVerifyRefusesRollback(t *testing.T) {
 		t.Fatalf("rollback findings %q (all: %v), want one", got, rep.Err())
 	}
 	for _, want := range []string{
-		"channel.json: rollback: the channel shows generation 1 (published 2026-01-02T03:04:05Z, newest 0.2.0",
+		"channel.json: the channel shows generation 1 (published 2026-01-02T03:04:05Z, newest 0.2.0",
 		"older than generation 2 (published ",
 		"recorded in " + second.File,
 		"point it back at generation 2",
@@ -126,7 +126,7 @@ func TestVerifyRefusesFork(t *testing.T) {
 		want    string
 	}{
 		{"same generation, other content", []Release{release(t, "0.2.0", ""), release(t, "0.3.0", "other bytes")},
-			"fork: the channel shows generation 2 "},
+			"the channel shows generation 2 "},
 		{"newer generation without a version seen", []Release{release(t, "0.2.0", ""), release(t, "0.4.0", ""), release(t, "0.5.0", "")},
 			"version 0.3.0, published in generation 2 recorded in " + seen.File + ", is missing from generation 3 "},
 		{"newer generation, a version seen with other assets", []Release{release(t, "0.2.0", ""), release(t, "0.3.0", "other"), release(t, "0.5.0", "")},
@@ -269,7 +269,7 @@ func TestPublishRefusesBackwards(t *testing.T) {
 	if got := versions(t, dest); !slices.Equal(got, []string{"0.2.0", "0.4.0"}) {
 		t.Fatalf("versions %v", got)
 	}
-	if got := findings(verifySince(t, dest, seen), CheckRollback); len(got) != 1 || !strings.Contains(got[0], "fork: ") {
+	if got := findings(verifySince(t, dest, seen), CheckRollback); len(got) != 1 || !strings.Contains(got[0], ": a fork, two different states under one generation number") {
 		t.Errorf("verify of the channel published over the rollback: rollback findings %q, want the fork", got)
 	}
 }

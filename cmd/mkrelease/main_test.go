@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"net"
 	"os"
@@ -11,7 +12,11 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/mkrelease/mkrelease/channel"
+	"github.com/mkrelease/mkrelease/internal/channeltest"
+	"github.com/mkrelease/mkrelease/internal/testkey"
 	"github.com/mkrelease/mkrelease/internal/testnginx"
+	"github.com/mkrelease/mkrelease/provenance"
 )
 
 func TestMain(m *testing.M) {
@@ -33,9 +38,11 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":  cmdExits,
-			"listen": cmdListen,
-			"nginx":  cmdNginx,
+			"exits":       cmdExits,
+			"listen":      cmdListen,
+			"nginx":       cmdNginx,
+			"testkey":     cmdTestKey,
+			"testpublish": cmdTestPublish,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
@@ -71,6 +78,31 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
+}
+
+// testkey NAME PUB writes the public key of internal/testkey's key NAME
+// (PEM) to PUB.
+func cmdTestKey(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: testkey NAME PUB")
+	}
+	pem, err := provenance.MarshalPublicKey(testkey.Signer(args[0]).Public())
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), pem, 0o644))
+}
+
+// testpublish KEY DEST PROJECT VERSION publishes a release that passes
+// every check of mkrelease verify (internal/channeltest) into the channel
+// at DEST, signed by internal/testkey's key KEY; the channel's current
+// state must be signed by KEY too.
+func cmdTestPublish(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: testpublish KEY DEST PROJECT VERSION")
+	}
+	res, err := channeltest.Publish(context.Background(), ts.MkAbs(args[1]),
+		channel.Release{Project: args[2], Version: args[3], Signer: testkey.Signer(args[0])})
+	ts.Check(err)
+	ts.Logf("published %s %s: generation %d", args[2], args[3], res.GenerationNumber)
 }
 
 // listen starts a TCP listener on 127.0.0.1 for the rest of the script and

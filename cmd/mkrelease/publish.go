@@ -35,6 +35,10 @@ type PublishOptions struct {
 	DryRun         bool
 	JSON           bool
 	JSONFields     []string
+
+	// states keeps the state of the channel this publish made (options
+	// sets it).
+	states *channelStates
 }
 
 // NewCmdPublish gates and publishes a built release.
@@ -57,6 +61,13 @@ core-metadata files, find-links.html and index.html. The channel changes in one
 rename: a reader, or a kill at any moment, sees the old channel or the new one.
 Publishing a version again with the same bytes does nothing; with other bytes
 it is refused, as is a version lower than the newest unless --allow-downgrade.
+
+Each generation's channel.json (generation number, time, every file's sha256) is
+signed with the same key as the summary (channel.intoto.jsonl). Before anything
+is written, the channel's current state must verify with a trusted key (--key,
+[signing] trusted_keys, or the signing key's own), and must not be older than the
+state this machine last published or verified there (kept in the cache folder,
+as verify keeps it): a rolled back or tampered channel is refused (exit 1).
 
 --dry-run prints the decision and the full policy input as JSON and writes
 nothing; a --json field selection does not apply to it.`,
@@ -141,9 +152,14 @@ func (o *PublishOptions) options(ctx context.Context, s *session) (publish.Optio
 			to = filepath.Join(cfg.Dir, filepath.FromSlash(to))
 		}
 	}
+	o.states = newChannelStates(s)
+	seen, err := o.states.Seen(to)
+	if err != nil {
+		return publish.Options{}, err
+	}
 	opts := publish.Options{
 		Config: cfg, Lock: l, Dist: o.Dist, To: to, Targets: o.Targets, TrustedKeys: keys,
-		AllowDowngrade: o.AllowDowngrade, DryRun: o.DryRun, Policies: extra, Logger: s.log,
+		AllowDowngrade: o.AllowDowngrade, DryRun: o.DryRun, Policies: extra, Logger: s.log, Seen: seen,
 	}
 	if !o.DryRun {
 		if opts.Signer, err = s.signingKey(ctx, o.SignKey); err != nil {
@@ -178,17 +194,29 @@ func (o *PublishOptions) report(opts publish.Options, res *publish.Result, err e
 		if err != nil {
 			return res, &silentError{code: exitCode(err)}
 		}
-		return res, nil
+		return res, o.keepState(opts, res)
 	}
 	if err != nil {
 		printRefusal(ew, err)
 		return res, &silentError{code: exitCode(err)}
+	}
+	if err := o.keepState(opts, res); err != nil {
+		return res, err
 	}
 	for _, t := range res.Skipped {
 		opts.Logger.Warn("target not published", "target", t)
 	}
 	printPublished(w, opts.Config, opts.To, res)
 	return res, nil
+}
+
+// keepState keeps the state of the channel a publish made (or found, for
+// a no-op), for the next publish or verify on this machine to compare with.
+func (o *PublishOptions) keepState(opts publish.Options, res *publish.Result) error {
+	if o.states == nil || res.Channel == nil || res.Channel.Checkpoint == nil {
+		return nil
+	}
+	return o.states.Verified(opts.To, res.Channel.Checkpoint)
 }
 
 // printRefusal prints every reason a publish was refused, what to do about
