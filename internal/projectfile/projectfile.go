@@ -18,7 +18,15 @@
 // Folders (a local source, an overlay tree, the verifier, a find-links
 // folder) are checked the same way and handed back with their in-project
 // links resolved, so a walk of them starts inside the project; the walks
-// themselves (package treehash) refuse every symbolic link they meet.
+// themselves (package treehash) refuse every symbolic link they meet. A
+// folder is walked by its path once checked: a link put in place of a
+// folder inside it while mkrelease runs is refused by the walk, but one put
+// in place of the folder itself (or of a folder on its way) after the check
+// is not caught here; the files of a local source are still checked
+// against their digests as they are packed.
+//
+// Hard links cannot be told from the file they link: a hard link is the
+// file, and git never makes one.
 package projectfile
 
 import (
