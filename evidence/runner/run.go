@@ -206,9 +206,32 @@ func (r *evidenceRun) prepare(ctx context.Context) error {
 		}
 		r.verifierHash = h1Hex(sum.H1)
 	}
-	r.private = sanitize.FromSystem()
-	r.private.Folders = map[string]string{r.verifier: "{verifier}", filepath.Join(r.work, "venvs"): "{venvs}", r.work: "{work}"}
+	r.private = runPrivate(r.work, r.verifier)
 	return nil
+}
+
+// runPrivate returns what a run must not record: this machine's private
+// values and the secrets of mkrelease's environment (sanitize.FromSystem),
+// and the run's folders: the verifier sources, the lanes' virtualenvs and
+// the scratch folder that holds them and every lane's home, temporary and
+// working folder. Each folder, and the temporary and home folders, also
+// count under the path they resolve to through symbolic links, which a
+// lane's os.getcwd() or realpath prints.
+func runPrivate(work, verifier string) sanitize.Private {
+	p := sanitize.FromSystem()
+	p.Folders = map[string]string{}
+	resolved := func(path, placeholder string) {
+		if real, err := filepath.EvalSymlinks(path); err == nil && real != filepath.Clean(path) {
+			p.Folders[real] = placeholder
+		}
+	}
+	for path, placeholder := range map[string]string{verifier: "{verifier}", filepath.Join(work, "venvs"): "{venvs}", work: "{work}"} {
+		p.Folders[path] = placeholder
+		resolved(path, placeholder)
+	}
+	resolved(p.Temp, sanitize.TempPlaceholder)
+	resolved(p.Home, sanitize.HomePlaceholder)
+	return p
 }
 
 // installVenvs installs the bundle offline in a fresh virtualenv for each

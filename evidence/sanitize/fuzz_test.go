@@ -2,6 +2,8 @@ package sanitize
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/hex"
 	"reflect"
 	"regexp"
 	"strings"
@@ -20,7 +22,10 @@ type oracle struct {
 func oracles() map[string]oracle {
 	const alnum = `[A-Za-z0-9]`
 	return map[string]oracle{
-		KindPrivateKey:     {re: regexp.MustCompile(`^(?i:-----BEGIN [A-Za-z0-9 ._]{0,64}PRIVATE KEY( BLOCK)?-----)`)},
+		KindPrivateKey: {re: regexp.MustCompile(`^((?i:-----BEGIN [A-Za-z0-9 ._]{0,64}PRIVATE KEY( BLOCK)?-----)|` +
+			`(?s:\x02\x01[\x00\x01]\x30[\x00-\x7f]\x06)|\x02\x01\x00\x02[\x81\x82]|\x02\x01\x01\x04[\x18-\x42]|` +
+			`\x06\x09\x2a\x86\x48\x86\xf7\x0d\x01\x05\x0d|\x06\x0a\x2a\x86\x48\x86\xf7\x0d\x01\x0c\x01|` +
+			`openssh-key-v1\x00|PuTTY-User-Key-File-[0-9]|AGE-SECRET-KEY-1[0-9A-Z]{50})`)},
 		KindAWSAccessKeyID: {re: regexp.MustCompile(`^(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}([^A-Za-z0-9]|$)`), before: alnum},
 		KindAWSSecretKey: {re: regexp.MustCompile("^(?i:aws_secret_access_key)[ \t\"'`]{0,8}[:=][=>]?[ \t\"'`]{0,8}" +
 			`[A-Za-z0-9/+]{40}([^A-Za-z0-9/+=]|$)`)},
@@ -52,6 +57,17 @@ func FuzzScan(f *testing.F) {
 	f.Add([]byte("x/tmp/y alice/tmp/x {user}/srv/scratch/mk-1 alice-mbp/home/alice ~alice"))
 	for _, c := range splitCases() {
 		f.Add([]byte(c.in))
+	}
+	// The decoders: escapes, runs of digits, JSON lines, an SQLite store.
+	for _, c := range normaliseCases {
+		f.Add([]byte(c.in))
+	}
+	gh := "gh" + "p_" + chars(36, 9)
+	f.Add([]byte(`{"m":"` + base64.StdEncoding.EncodeToString([]byte("t="+gh)) + `","h":"` + hex.EncodeToString([]byte("/home/alice")) + `"}`))
+	f.Add([]byte(`{"id":"a","message":"` + gh[:15] + `"}` + "\n" + `{"id":"b","message":"` + gh[15:] + `"}` + "\n"))
+	f.Add([]byte(`[{"k":"on alice-"},{"k":"mbp"},{"k":["\u0067hp_","x"]}]`))
+	for _, db := range fuzzDatabases(f) {
+		f.Add(db)
 	}
 	p := testPrivate()
 	s := p.Scanner()
@@ -100,6 +116,9 @@ func FuzzScan(f *testing.F) {
 			}
 		}
 
+		if small := sizeIndependent(t, s, data); !reflect.DeepEqual(got, small) {
+			t.Fatalf("findings depend on the chunk size")
+		}
 		out := p.String(string(data))
 		if again := p.String(out); again != out {
 			t.Fatalf("String is not idempotent: %q → %q → %q", data, out, again)
@@ -117,10 +136,43 @@ func FuzzScan(f *testing.F) {
 	})
 }
 
+// sizeIndependent scans data from a reader that does not tell its size
+// but is an io.ReaderAt (so buffers of a whole chunk), as Scan does a
+// pipe's: the findings must not change.
+func sizeIndependent(t *testing.T, s *Scanner, data []byte) []Finding {
+	t.Helper()
+	got, err := s.Scan(unsized{bytes.NewReader(data)}, "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// unsized hides bytes.Reader's Size.
+type unsized struct{ r *bytes.Reader }
+
+func (u unsized) Read(p []byte) (int, error)              { return u.r.Read(p) }
+func (u unsized) ReadAt(p []byte, off int64) (int, error) { return u.r.ReadAt(p, off) }
+
+// fuzzDatabases returns small SQLite databases to start from: a store as
+// evidence/runner writes it and one with an index, overflow pages, a
+// deleted row and free pages.
+func fuzzDatabases(tb testing.TB) [][]byte {
+	long := strings.Repeat("lorem ipsum /home/alice ", 60)
+	return [][]byte{makeDB(tb, "PRAGMA page_size = 512", "CREATE TABLE t (id TEXT PRIMARY KEY, m TEXT)",
+		"INSERT INTO t VALUES ('a', "+sqlQuote(long)+"), ('b', 'alice-mbp'), ('c', 'x')", "DELETE FROM t WHERE id = 'a'")}
+}
+
 // decodedFurther reports a finding String does not replace: in what a run
-// of base64 or hex digits decodes to, or across joined values.
+// of base64 or hex digits decodes to, across joined values, or in an
+// SQLite database's records (String sanitises text, not databases).
 func decodedFurther(fd Finding) bool {
-	return strings.Contains(fd.Decoded, "base64") || strings.Contains(fd.Decoded, "hex") || strings.Contains(fd.Decoded, "joined")
+	for _, d := range []string{"base64", "hex", "joined", "sqlite"} {
+		if strings.Contains(fd.Decoded, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // withoutInvisible returns b without its invisible characters.

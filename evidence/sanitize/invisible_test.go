@@ -244,7 +244,7 @@ func TestCollector(t *testing.T) {
 	c.add(5, 45, KindGitHubToken, "ghp_[redacted]", "base64", prioRun)
 	c.add(10, 18, KindHomePath, "/home/[redacted]", "escape sequences decoded", prioNormalised) // raw's: kept once
 	c.add(9, 18, KindHomePath, "/home/[redacted]", "escape sequences decoded", prioNormalised)  // covers raw's at 10: left out
-	c.add(5, 45, KindGitHubToken, "ghp_[redacted]", "", prioRaw)                               // replaces the decoded one
+	c.add(5, 45, KindGitHubToken, "ghp_[redacted]", "", prioRaw)                                // replaces the decoded one
 	got := c.result()
 	if len(got) != maxFindings+1 {
 		t.Fatalf("%d findings, want %d", len(got), maxFindings+1)

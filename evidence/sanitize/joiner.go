@@ -3,6 +3,7 @@ package sanitize
 import (
 	"fmt"
 	"sort"
+	"unicode/utf8"
 )
 
 // joinTarget is a sequence of values a value joins: the strings of one
@@ -14,6 +15,9 @@ type joinTarget struct {
 	// desc names the sequence in findings: "JSON strings of one key in
 	// consecutive records joined".
 	desc string
+	// noRuns: only the patterns are matched across the join, runs of
+	// digits are not decoded across it.
+	noRuns bool
 }
 
 // maxJoinTargets bounds the sequences a joiner follows in one file; the
@@ -21,10 +25,12 @@ type joinTarget struct {
 const maxJoinTargets = 4096
 
 // joinPart says that the bytes of a sequence's tail from at on (up to the
-// next part) are of the value at file offset off.
+// next part) are of the value at file offset off; whole when the value
+// starts there (it is not cut by the tail's start).
 type joinPart struct {
-	at  int
-	off int64
+	at    int
+	off   int64
+	whole bool
 }
 
 // joinSeq is what a joiner keeps of a sequence: the last k bytes of its
@@ -65,6 +71,9 @@ type joiner struct {
 	win        []byte
 	digits     []byte
 	digitAt    []int // the position in win of each digit
+	kinds      uint8 // the digitKinds of the digits
+	nonHex     bool  // a digit is not a hex digit
+	lo, hi     int   // where in win the digits collected are
 	dec        []byte
 	lv         *level
 	hit        hitFunc
@@ -133,14 +142,14 @@ func (jn *joiner) end(targets []joinTarget) {
 			jn.seqs[t.id] = q
 		}
 		if len(q.tail) > 0 {
-			jn.join(q, t.desc)
+			jn.join(q, t)
 		}
 		if jn.n >= int64(jn.k) {
 			q.tail = append(q.tail[:0], vtail...)
-			q.parts = append(q.parts[:0], joinPart{0, jn.off})
+			q.parts = append(q.parts[:0], joinPart{0, jn.off, jn.n == int64(jn.k)})
 			continue
 		}
-		q.parts = append(q.parts, joinPart{len(q.tail), jn.off})
+		q.parts = append(q.parts, joinPart{len(q.tail), jn.off, true})
 		q.tail = append(q.tail, jn.head...)
 		if drop := len(q.tail) - jn.k; drop > 0 {
 			q.tail = q.tail[:copy(q.tail, q.tail[drop:])]
@@ -150,6 +159,9 @@ func (jn *joiner) end(targets []joinTarget) {
 			}
 			q.parts = append(q.parts[:0], q.parts[k:]...)
 			for i := range q.parts {
+				if q.parts[i].at < drop {
+					q.parts[i].whole = false
+				}
 				q.parts[i].at = max(q.parts[i].at-drop, 0)
 			}
 		}
@@ -161,44 +173,68 @@ func (jn *joiner) via(inner string) string {
 	return within(inner, fmt.Sprintf("%s, the next at offset %d", jn.desc, jn.off))
 }
 
-// join scans the join of the current value to sequence q.
-func (jn *joiner) join(q *joinSeq, desc string) {
+// join scans the join of the current value to sequence q, of target t.
+func (jn *joiner) join(q *joinSeq, t joinTarget) {
 	jn.win = append(append(jn.win[:0], q.tail...), jn.head...)
-	jn.seq, jn.j, jn.desc = q, len(q.tail), desc
+	jn.seq, jn.j, jn.desc = q, len(q.tail), t.desc
 	m := jn.sc.m
 	m.scan(jn.win, max(0, jn.j-m.reach), jn.j, 0, jn.hit)
-	jn.decodeAcross(runBase64)
-	jn.decodeAcross(runHex)
+	// A value begins text of its own: a match at its first byte is judged
+	// as at the start of an input, whatever the value before it ends with
+	// ("ok" then "ghp_…": the token is not inside a word).
+	for _, pt := range q.parts {
+		if p := pt.at; pt.whole && p > 0 && p < jn.j && p >= jn.j-m.reach {
+			if n, r, ex := m.match(nil, jn.win[p:]); n > 0 {
+				jn.hit(p, n, r, ex)
+			}
+		}
+	}
+	if !t.noRuns {
+		jn.decodeAcross(runBase64)
+		jn.decodeAcross(runHex)
+	}
 }
 
 // decodeAcross decodes the run of kind that spans the join, if any, and
-// scans what it decodes to for a match across the join.
+// scans what it decodes to for a match across the join. The nearJoin
+// digits on each side are decoded first, at every alignment: most runs
+// across a join are two values' digests or identifiers, which decode to
+// no text and no pattern's literal there, and go no further.
 func (jn *joiner) decodeAcross(kind runKind) {
-	cl, bits, least := uint8(clB64), int64(6), minBase64Run
+	cl, bits, least, group := uint8(clB64), int64(6), minBase64Run, 4
 	if kind == runHex {
-		cl, bits, least = clHex, 4, minHexRun
+		cl, bits, least, group = clHex, 4, minHexRun, 2
 	}
 	w, j := jn.win, jn.j
-	l, r := j, j
-	for l > 0 && runClass[w[l-1]]&(cl|clBreak) != 0 {
-		l--
+	if j == 0 || j == len(w) || runClass[w[j-1]]&(cl|clBreak) == 0 || runClass[w[j]]&(cl|clBreak) == 0 {
+		return
 	}
-	for r < len(w) && runClass[w[r]]&(cl|clBreak) != 0 {
-		r++
+	// A match across the join is at most reach bytes long: the digits
+	// that decode to it lie within span of the join on either side.
+	span := int(int64(jn.sc.m.reach)*8/bits) + 8
+	before, total := jn.collect(cl, nearJoin+group)
+	if before == 0 || before == total || total < least && len(jn.digitAt) == total && jn.runEnds(cl) ||
+		kind == runBase64 && (!jn.nonHex || jn.kinds&(jn.kinds-1) == 0) {
+		return
 	}
-	jn.digits, jn.digitAt = jn.digits[:0], jn.digitAt[:0]
-	before, allHex := 0, true
-	for i := l; i < r; i++ {
-		if c := w[i]; runClass[c]&cl != 0 {
-			if i < j {
-				before++
-			}
-			allHex = allHex && runClass[c]&clHex != 0
-			jn.digits = append(jn.digits, c)
-			jn.digitAt = append(jn.digitAt, i)
+	var want [4]bool
+	anyWanted, nearBefore := false, before
+	for a := range kind.alignments() {
+		base := max(0, before-nearJoin)
+		s0 := base + ((a-base)%group+group)%group
+		if s0 >= before {
+			continue
+		}
+		jn.dec = decodeRun(jn.dec[:0], kind, jn.digits[s0:min(total, before+nearJoin)], 0)
+		if jn.candidate(jn.dec, int((int64(before-s0)*bits)/8)) {
+			want[a], anyWanted = true, true
 		}
 	}
-	if before == 0 || before == len(jn.digits) || len(jn.digits) < least || kind == runBase64 && allHex {
+	if !anyWanted {
+		return
+	}
+	before, total = jn.collect(cl, span)
+	if total < least {
 		return
 	}
 	if jn.lv == nil {
@@ -207,13 +243,92 @@ func (jn *joiner) decodeAcross(kind runKind) {
 	}
 	jn.runName, jn.bits = kind.String(), bits
 	for a := range kind.alignments() {
-		if a >= before {
-			break
+		// want was for alignments of the near digits; counted from the
+		// run's first digit they are the same modulo group only when the
+		// digits before the join are too: shift to match.
+		if a >= before || !want[((a-(before-nearBefore))%group+group)%group] {
+			continue
 		}
 		jn.dec = decodeRun(jn.dec[:0], kind, jn.digits, a)
 		jn.align, jn.runBits = a, int64(before-a)*bits
 		jn.lv.scan(jn.dec)
 	}
+}
+
+// collect gathers in jn.digits (and their positions in jn.digitAt) the
+// digits of class cl of the run across the join, at most limit on each
+// side, with their kinds; it returns how many are before the join and
+// in all.
+func (jn *joiner) collect(cl uint8, limit int) (before, total int) {
+	w, j := jn.win, jn.j
+	l, r := j, j
+	for n := 0; l > 0 && n < limit; l-- {
+		c := runClass[w[l-1]]
+		if c&(cl|clBreak) == 0 {
+			break
+		}
+		if c&cl != 0 {
+			n++
+		}
+	}
+	for n := 0; r < len(w) && n < limit; r++ {
+		c := runClass[w[r]]
+		if c&(cl|clBreak) == 0 {
+			break
+		}
+		if c&cl != 0 {
+			n++
+		}
+	}
+	jn.digits, jn.digitAt = jn.digits[:0], jn.digitAt[:0]
+	jn.kinds, jn.nonHex = 0, false
+	for i := l; i < r; i++ {
+		c := w[i]
+		if runClass[c]&cl == 0 {
+			continue
+		}
+		if i < j {
+			before++
+		}
+		jn.kinds |= digitKind[c]
+		jn.nonHex = jn.nonHex || runClass[c]&clHex == 0
+		jn.digits = append(jn.digits, c)
+		jn.digitAt = append(jn.digitAt, i)
+	}
+	jn.lo, jn.hi = l, r
+	return before, len(jn.digits)
+}
+
+// runEnds reports whether the run collected ends on both sides inside the
+// window, before the limit: it is all there is.
+func (jn *joiner) runEnds(cl uint8) bool {
+	w := jn.win
+	return (jn.lo == 0 || runClass[w[jn.lo-1]]&(cl|clBreak) == 0) && (jn.hi == len(w) || runClass[w[jn.hi]]&(cl|clBreak) == 0)
+}
+
+// nearJoin is how many digits on each side of a join are decoded first.
+const nearJoin = 16
+
+// candidate reports whether b, decoded from the digits around a join
+// (the join before byte jd), may hold a match across the join: it is
+// text there (three printable bytes on each side, or valid UTF-8 with a
+// multi-byte character), or a pattern's literal starts in it.
+func (jn *joiner) candidate(b []byte, jd int) bool {
+	lo, hi := max(0, jd-3), min(len(b), jd+3)
+	printable, high := true, false
+	for _, c := range b[lo:hi] {
+		switch {
+		case c >= utf8.RuneSelf:
+			high = true
+			printable = false
+		case c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7F:
+			printable = false
+		}
+	}
+	if printable || high && utf8.Valid(b[max(0, jd-8):min(len(b), jd+8)]) {
+		return true
+	}
+	return jn.sc.m.next(b, 0) < len(b)-1
 }
 
 // fromLevel reports a finding in what the run across the join decodes to

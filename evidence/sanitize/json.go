@@ -1,10 +1,8 @@
 package sanitize
 
-// What a JSON document's strings are joined in (see joiner).
-const (
-	descKeyJoin = "JSON strings of one key in consecutive records joined"
-	descDocJoin = "consecutive JSON strings joined"
-)
+// descKeyJoin names the sequences of a JSON document's strings (see
+// joiner).
+const descKeyJoin = "JSON strings of one key in consecutive records joined"
 
 // maxJSONDepth bounds the nesting of containers whose keys are told apart;
 // deeper ones count as the deepest.
@@ -19,9 +17,10 @@ type jsonFrame struct {
 }
 
 // jsonScan follows the strings of a JSON document, or of JSON lines, and
-// joins each (decoded) to the string before it in the document and to
-// the string of the same key (path from the top, array indexes left out)
-// before it: in JSON lines, the same field of the record before. A file is
+// joins each (decoded) to the string of the same key (path from the top,
+// array indexes left out) before it: in JSON lines, the same field of the
+// record before; in an array of objects, the same field of the item
+// before; the keys of an object to the key before. A file is
 // taken for JSON when its first byte other than white space (and a byte
 // order mark) opens an object or an array; a string ends at its closing
 // quote or, in a broken document, at the end of its line.
@@ -34,7 +33,7 @@ type jsonScan struct {
 	strHash    uint64
 	stack      []jsonFrame
 	extra      int // containers open past maxJSONDepth
-	targets    [2]joinTarget
+	target     [1]joinTarget
 }
 
 func newJSONScan(sc *Scanner, out report) *jsonScan {
@@ -54,7 +53,6 @@ const (
 	markItems = 0x9E3779B97F4A7C15
 	markKeys  = 0xC2B2AE3D27D4EB4F
 	markTop   = 0x165667B19E3779F9
-	docSeq    = 1 // the sequence of every string of the document
 )
 
 // write follows b; it returns false as soon as the file is not JSON.
@@ -182,6 +180,6 @@ func (js *jsonScan) endString() {
 		f.key = js.strHash
 		path = mix(f.path, markKeys)
 	}
-	js.targets = [2]joinTarget{{id: path, desc: descKeyJoin}, {id: docSeq, desc: descDocJoin}}
-	js.jn.end(js.targets[:])
+	js.target[0] = joinTarget{id: path, desc: descKeyJoin}
+	js.jn.end(js.target[:])
 }

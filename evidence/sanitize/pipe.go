@@ -1,5 +1,7 @@
 package sanitize
 
+import "unicode/utf8"
+
 // Views of a text and their priorities: when two views find the same kind
 // at the same offset, the finding of the first listed is kept.
 const (
@@ -63,10 +65,16 @@ func newLevel(sc *Scanner, depth int) *level {
 	return lv
 }
 
-// scan reports to lv.up the findings in data, a whole input.
+// scan reports to lv.up the findings in data, a whole input. Binary data
+// (what a run decodes to at a wrong alignment, or anything but text) is
+// matched as it is only: normalising it and decoding runs in it is for
+// text.
 func (lv *level) scan(data []byte) {
 	m := lv.sc.m
 	m.scan(data, 0, len(data), 0, lv.rawHit)
+	if !textLike(data) {
+		return
+	}
 	lv.norm.reset()
 	lv.nout = lv.nout[:0]
 	lv.norm.write(data)
@@ -81,6 +89,24 @@ func (lv *level) scan(data []byte) {
 	lv.runs.reset()
 	lv.runs.write(lv.nout)
 	lv.runs.close()
+}
+
+// textLike reports whether at least three quarters of b are printable
+// ASCII or white space, or b is valid UTF-8 with as little else.
+func textLike(b []byte) bool {
+	text, high := 0, 0
+	for _, c := range b {
+		switch {
+		case c >= utf8.RuneSelf:
+			high++
+		case c >= 0x20 && c < 0x7F || c == '\t' || c == '\n' || c == '\r':
+			text++
+		}
+	}
+	if 4*text >= 3*len(b) {
+		return true
+	}
+	return 4*(text+high) >= 3*len(b) && utf8.Valid(b)
 }
 
 // scanWindows runs m over the positions of data in wins (sorted by start),

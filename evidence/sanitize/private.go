@@ -142,25 +142,28 @@ func (p Private) String(s string) string {
 	if len(as) == 0 || len(s) < 2 {
 		return s
 	}
-	out := replacePrivate(as, s)
-	if !hasNormSpecial(out) {
-		return out
+	if !hasNormSpecial(s) {
+		return replacePrivate(as, s)
 	}
 	n := normaliser{exact: true}
 	var text []byte
 	n.emit = func(seg []byte) { text = append(text, seg...) }
-	// Each pass replaces what the last one left; a replacement never makes
-	// a new value, so this ends at once but for contrived input.
+	// The normalised text first, where a value may be longer than what
+	// the text as it is shows ("/tmp/mk-1/<ZWSP>venv" is the venv, not the
+	// temporary folder); then the text as it is; again until nothing
+	// changes, which is at once but for contrived input.
+	out := s
 	for range 8 {
 		n.reset()
 		text = text[:0]
 		n.write([]byte(out))
 		n.close()
-		next, changed := replaceNormalised(as, &n, text, out)
-		if !changed {
+		next, _ := replaceNormalised(as, &n, text, out)
+		next = replacePrivate(as, next)
+		if next == out {
 			break
 		}
-		out = replacePrivate(as, next)
+		out = next
 	}
 	return out
 }

@@ -165,3 +165,33 @@ func TestFromSystem(t *testing.T) {
 		t.Errorf("String(%q) = %q, want %q", dir, got, want)
 	}
 }
+
+// String replaces a private value where the Scanner finds it once the text
+// is normalised, replacing the bytes it was decoded from.
+func TestPrivateStringNormalised(t *testing.T) {
+	p := testPrivate()
+	s := p.Scanner()
+	for _, c := range []struct{ in, want string }{
+		{`ran on \u0061lice-mbp.local`, "ran on {host}.local"},
+		{"ran on alice\u200b-mbp", "ran on {host}"},
+		{"ran on ａｌｉｃｅ－ｍｂｐ today", "ran on {host} today"},
+		{`read \/home\/alice\/.netrc`, `read ~\/.netrc`},
+		{`x\nalice-mbp`, `x\n{host}`},
+		{"cd %2Fsrv%2Fscratch%2Fmk-1%2Fx", "cd {work}%2Fx"},
+		{`C:\\Users\\alice\\x`, `C:\\Users\\{user}\\x`},
+		{"/tmp/mk-1/\u200bvenv/bin", "{venv}/bin"},
+		// Nothing private: left as it is.
+		{`a \"quoted\" message, 50% \u00e9 &amp; ｆｕｌｌ`, `a \"quoted\" message, 50% \u00e9 &amp; ｆｕｌｌ`},
+	} {
+		got := p.String(c.in)
+		if got != c.want {
+			t.Errorf("String(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if again := p.String(got); again != got {
+			t.Errorf("String(%q) = %q, then %q: not idempotent", c.in, got, again)
+		}
+		for _, f := range s.scanString(got) {
+			t.Errorf("String(%q) = %q still holds %v", c.in, got, f)
+		}
+	}
+}

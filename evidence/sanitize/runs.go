@@ -68,16 +68,45 @@ var b64Value = func() (t [256]int8) {
 	return t
 }()
 
+// Kinds of base64 digits, for telling a word from an encoding.
+const (
+	kindUpper = 1 << iota
+	kindLower
+	kindDigit
+)
+
+var digitKind = func() (t [256]uint8) {
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = kindUpper
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = kindLower
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = kindDigit
+	}
+	return t
+}()
+
 // run is an open run of digits.
 type run struct {
 	active bool
-	digits []byte // its digits (line breaks left out), at most runSegment
-	start  int64  // input offset of its first digit (mapped)
-	total  int    // digits in the whole run so far
-	breaks int    // line-break bytes since its last digit
-	pad    int    // "=" after its last digit (base64)
-	allHex bool   // every digit so far is a hex digit (base64)
-	last   int64  // stream offset after its last digit
+	// pending is the run's digits in the piece being written, not copied
+	// yet: a run that starts and ends in one piece, in one line, is
+	// decoded from the piece itself.
+	pending []byte
+	digits  []byte // its digits copied (line breaks left out), at most runSegment
+	// segmented: a segment of the run was handed over already.
+	segmented bool
+	startPos  int64 // stream offset of its first digit
+	start     int64 // input offset of its first digit, once mapped
+	mapped    bool
+	last      int64 // stream offset after its last digit
+	total     int   // digits in the whole run so far
+	breaks    int   // line-break bytes since its last digit
+	pad       int   // "=" after its last digit (base64)
+	kinds     uint8 // the digitKinds of its digits (base64)
+	nonHex    bool  // a digit is not a hex digit (base64)
 }
 
 // runFinder finds the runs of base64 and of hex digits in a stream
@@ -85,7 +114,10 @@ type run struct {
 // A base64 run is a maximal sequence of base64 digits of either alphabet,
 // in lines (at most two line-break bytes between two digits), ended by at
 // most two "="; a hex run a maximal sequence of hex digits, in lines too.
-// A base64 run of hex digits only is a hex run alone.
+// A base64 run is decoded unless it is all hex digits (it is a hex run
+// too) or a word: digits of one kind only, upper-case letters,
+// lower-case letters or decimal digits (and "+/-_"), which base64 of 9
+// bytes or more hardly ever is.
 type runFinder struct {
 	// mapIn maps a stream offset to the input offset reported for a run
 	// that starts there.
@@ -104,61 +136,67 @@ func (f *runFinder) reset() {
 }
 
 func (r *run) reset() {
-	r.active, r.digits, r.total, r.breaks, r.pad = false, r.digits[:0], 0, 0, 0
+	*r = run{digits: r.digits[:0]}
 }
 
 // write adds seg to the stream.
 func (f *runFinder) write(seg []byte) {
-	for i := 0; i < len(seg); {
-		cl := runClass[seg[i]]
-		switch {
-		case cl&clB64 != 0:
-			j := i + 1
-			for j < len(seg) && runClass[seg[j]]&clB64 != 0 {
-				j++
-			}
-			f.add(&f.b64, runBase64, seg[i:j], f.pos+int64(i))
-			for k := i; k < j; {
-				if runClass[seg[k]]&clHex == 0 {
-					f.end(&f.hex, runHex)
-					for k < j && runClass[seg[k]]&clHex == 0 {
-						k++
-					}
-					continue
+	n := len(seg)
+	for i := 0; i < n; {
+		c := seg[i]
+		cl := runClass[c]
+		if cl&clB64 == 0 {
+			switch {
+			case cl&clBreak != 0:
+				f.lineBreak(&f.b64, runBase64)
+				f.lineBreak(&f.hex, runHex)
+			case c == '=':
+				if r := &f.b64; r.active && r.breaks == 0 && r.pad < 2 {
+					r.pad++
+				} else {
+					f.end(r, runBase64)
 				}
-				h := k + 1
-				for h < j && runClass[seg[h]]&clHex != 0 {
-					h++
-				}
-				f.add(&f.hex, runHex, seg[k:h], f.pos+int64(k))
-				if h < j {
-					f.end(&f.hex, runHex)
-				}
-				k = h
+				f.end(&f.hex, runHex)
+			default:
+				f.end(&f.b64, runBase64)
+				f.end(&f.hex, runHex)
 			}
-			i = j
-		case cl&clBreak != 0:
-			f.lineBreak(&f.b64, runBase64)
-			f.lineBreak(&f.hex, runHex)
 			i++
-		case seg[i] == '=':
-			if r := &f.b64; r.active && r.breaks == 0 && r.pad < 2 {
-				r.pad++
-			} else {
-				f.end(r, runBase64)
-			}
-			f.end(&f.hex, runHex)
-			i++
-		default:
-			f.end(&f.b64, runBase64)
-			f.end(&f.hex, runHex)
-			i++
-			for i < len(seg) && runClass[seg[i]] == 0 && seg[i] != '=' {
-				i++
-			}
+			continue
 		}
+		// A span of digits, and the hex runs in it.
+		j, hs := i, -1
+		var kinds uint8
+		nonHex := false
+		for ; j < n; j++ {
+			c := seg[j]
+			cl := runClass[c]
+			if cl&clB64 == 0 {
+				break
+			}
+			kinds |= digitKind[c]
+			if cl&clHex != 0 {
+				if hs < 0 {
+					hs = j
+				}
+				continue
+			}
+			nonHex = true
+			if hs >= 0 {
+				f.extend(&f.hex, runHex, seg[hs:j], f.pos+int64(hs), 0, false)
+				hs = -1
+			}
+			f.end(&f.hex, runHex)
+		}
+		if hs >= 0 {
+			f.extend(&f.hex, runHex, seg[hs:j], f.pos+int64(hs), 0, false)
+		}
+		f.extend(&f.b64, runBase64, seg[i:j], f.pos+int64(i), kinds, nonHex)
+		i = j
 	}
-	f.pos += int64(len(seg))
+	f.keep(&f.b64, runBase64)
+	f.keep(&f.hex, runHex)
+	f.pos += int64(n)
 }
 
 // close ends the stream, and with it the open runs.
@@ -176,31 +214,51 @@ func (f *runFinder) lineBreak(r *run, kind runKind) {
 	}
 }
 
-// add appends digits (at stream offset at) to run r.
-func (f *runFinder) add(r *run, kind runKind, digits []byte, at int64) {
-	if r.active && r.pad > 0 {
+// extend adds span, digits at stream offset at (of kinds, not all hex
+// digits when nonHex), to run r.
+func (f *runFinder) extend(r *run, kind runKind, span []byte, at int64, kinds uint8, nonHex bool) {
+	if r.active && (r.pad > 0 || r.breaks > 2) {
 		f.end(r, kind)
 	}
 	if !r.active {
-		r.active, r.allHex, r.start = true, true, f.mapIn(at)
+		r.active, r.startPos = true, at
 	}
-	if kind == runBase64 && r.allHex {
-		for _, c := range digits {
-			if runClass[c]&clHex == 0 {
-				r.allHex = false
-				break
-			}
-		}
-	}
+	r.kinds |= kinds
+	r.nonHex = r.nonHex || nonHex
 	r.breaks = 0
-	r.total += len(digits)
-	r.last = at + int64(len(digits))
+	r.total += len(span)
+	r.last = at + int64(len(span))
+	if r.pending == nil && len(r.digits) == 0 && !r.segmented && len(span) < runSegment {
+		r.pending = span
+		return
+	}
+	f.keep(r, kind)
+	f.copyDigits(r, kind, span)
+}
+
+// keep copies the pending digits of r, and maps its start: the piece they
+// are in is about to go, and the normaliser may forget how it mapped it.
+func (f *runFinder) keep(r *run, kind runKind) {
+	if r.active && !r.mapped {
+		r.start, r.mapped = f.mapIn(r.startPos), true
+	}
+	if r.pending != nil {
+		p := r.pending
+		r.pending = nil
+		f.copyDigits(r, kind, p)
+	}
+}
+
+// copyDigits appends digits to r's, handing over a segment whenever
+// runSegment digits are there.
+func (f *runFinder) copyDigits(r *run, kind runKind, digits []byte) {
 	for len(digits) > 0 {
 		k := min(len(digits), runSegment-len(r.digits))
 		r.digits = append(r.digits, digits[:k]...)
 		digits = digits[k:]
 		if len(r.digits) == runSegment {
-			f.segment(r, kind)
+			f.segment(r, kind, r.digits)
+			r.segmented = true
 			// The next segment repeats the last runOverlap digits (a
 			// multiple of 4, so every alignment stays the same).
 			r.digits = append(r.digits[:0], r.digits[runSegment-runOverlap:]...)
@@ -208,24 +266,36 @@ func (f *runFinder) add(r *run, kind runKind, digits []byte, at int64) {
 	}
 }
 
-// end closes run r: its last segment is decoded when the run is long
-// enough.
+// end closes run r: its last segment is decoded when it has digits no
+// segment before had.
 func (f *runFinder) end(r *run, kind runKind) {
-	if r.active && r.total > len(r.digits)-0 && len(r.digits) > runOverlap || r.active && r.total == len(r.digits) {
-		f.segment(r, kind)
+	if !r.active {
+		return
+	}
+	switch {
+	case r.pending != nil && len(r.digits) == 0:
+		f.segment(r, kind, r.pending)
+	default:
+		f.keep(r, kind)
+		if !r.segmented || len(r.digits) > runOverlap {
+			f.segment(r, kind, r.digits)
+		}
 	}
 	r.reset()
 }
 
-// segment hands the digits of r to onRun when the run is long enough and,
-// for base64, not all hex digits.
-func (f *runFinder) segment(r *run, kind runKind) {
+// segment hands digits, a segment of r, to onRun when the run is long
+// enough and, for base64, no word and not all hex digits.
+func (f *runFinder) segment(r *run, kind runKind, digits []byte) {
 	switch {
-	case kind == runBase64 && (r.total < minBase64Run || r.allHex),
+	case kind == runBase64 && (r.total < minBase64Run || !r.nonHex || r.kinds&(r.kinds-1) == 0),
 		kind == runHex && r.total < minHexRun:
 		return
 	}
-	f.onRun(kind, r.digits, r.start, r.last)
+	if !r.mapped {
+		r.start, r.mapped = f.mapIn(r.startPos), true
+	}
+	f.onRun(kind, digits, r.start, r.last)
 }
 
 // decodeBase64 appends to dst what digits decode to from digit align on

@@ -186,6 +186,12 @@ func (c *collector) result() []Finding {
 // also be an io.ReaderAt (ScanFile's files are); otherwise Scan returns
 // an error.
 func (s *Scanner) Scan(r io.Reader, name string) ([]Finding, error) {
+	if n, ok := sizeOf(r); ok && n < int64(s.chunk) {
+		// A small file needs no buffers of a whole chunk.
+		c := *s
+		c.chunk = int(n) + 1
+		s = &c
+	}
 	fs := newFileScan(s, name)
 	buf := make([]byte, max(s.chunk, 2*lookbehind))
 	for {
@@ -209,6 +215,19 @@ func (s *Scanner) Scan(r io.Reader, name string) ([]Finding, error) {
 		}
 	}
 	return fs.col.result(), nil
+}
+
+// sizeOf returns the size of what r reads, when r knows it.
+func sizeOf(r io.Reader) (int64, bool) {
+	switch r := r.(type) {
+	case interface{ Size() int64 }:
+		return r.Size(), true
+	case interface{ Stat() (fs.FileInfo, error) }:
+		if st, err := r.Stat(); err == nil && st.Mode().IsRegular() {
+			return st.Size(), true
+		}
+	}
+	return 0, false
 }
 
 // fileScan is the scan of one file.

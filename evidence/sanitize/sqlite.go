@@ -106,7 +106,7 @@ func (fs *fileScan) sqlite(r io.ReaderAt) error {
 	words := (db.nPages + 64) / 64
 	db.btree, db.overflow, db.free = make([]uint64, words), make([]uint64, words), make([]uint64, words)
 	db.ovBuf = make([]byte, ps)
-	db.cell = newPipe(fs.sc, cellChunk, db.cellHit)
+	db.cell = newPipe(fs.sc, int(min(cellChunk, fs.size+1)), db.cellHit)
 	db.cell.prio = prioCell
 	db.jn = newJoiner(fs.sc, prioCellJoin, fs.col.add)
 	db.feedFunc = db.feed
