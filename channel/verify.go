@@ -66,9 +66,10 @@ const (
 	// predicate says what channel.json says (project, generation,
 	// published, newest).
 	CheckSignedState = "signed-state"
-	// CheckRollback: the state is not older than VerifyOptions.Since, nor
-	// another state under the same generation, nor a newer one lacking or
-	// changing a version it records (see Checkpoint.Refuses).
+	// CheckRollback (with VerifyOptions.Since): the state verifies and is
+	// not older than Since, nor another state under the same generation,
+	// nor a newer one lacking or changing a version it records (see
+	// Checkpoint.Refuses).
 	CheckRollback = "rollback"
 )
 
@@ -211,10 +212,9 @@ func (r *Report) checkSince(since, now *Checkpoint) {
 		return
 	}
 	if now == nil {
-		if r.OK() {
-			r.add(StateFile, CheckRollback, "no state that verifies to compare with the one seen before")
-		}
-		return // the findings say why there is none
+		// The other findings say why; the check does not pass unchecked.
+		r.add(StateFile, CheckRollback, "the channel shows no state that verifies, so it was not compared with %s seen before", since.describe())
+		return
 	}
 	for _, msg := range since.Refuses(now) {
 		r.add(StateFile, CheckRollback, "%s", msg)
