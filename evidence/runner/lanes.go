@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"github.com/mkrelease/mkrelease/internal/progress"
 	"io"
+	"io/fs"
 	"math"
-	"os"
 	"os/exec"
 	"sort"
 	"strconv"
@@ -21,6 +21,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/internal/procgroup"
+	"github.com/mkrelease/mkrelease/internal/sandbox"
 )
 
 // laneEnv is what a lane's commands run with.
@@ -33,8 +34,11 @@ type laneEnv struct {
 	expand map[string]string
 	dir    string // working folder
 	log    func(format string, args ...any)
-	// contain confines each command (the zero value: its process group
-	// only).
+	// box is the sandbox every command runs in (see isolate.go); nil
+	// runs them as the user.
+	box *laneBox
+	// contain confines each command run without a sandbox (the zero
+	// value: its process group only).
 	contain procgroup.Containment
 }
 
@@ -62,14 +66,31 @@ func (e laneEnv) command(ctx context.Context, argv []string) (*exec.Cmd, error) 
 	for i, a := range argv {
 		args[i] = executor.Expand(a, e.expand)
 	}
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Dir = e.dir
-	for k, v := range e.vars {
-		cmd.Env = append(cmd.Env, k+"="+v)
+	// An inherited descriptor would pass into the lane, sandbox or not.
+	sandbox.CloseInherited()
+	var cmd *exec.Cmd
+	if e.box != nil {
+		var err error
+		if cmd, err = e.box.command(ctx, args, e.dir); err != nil {
+			return nil, err
+		}
+	} else {
+		cmd = exec.CommandContext(ctx, args[0], args[1:]...)
+		e.contain.KillOnCancel(cmd) // and procgroup.WaitDelay
 	}
-	sort.Strings(cmd.Env)
-	e.contain.KillOnCancel(cmd) // and procgroup.WaitDelay
+	cmd.Dir = e.dir
+	cmd.Env = envList(e.vars)
 	return cmd, nil
+}
+
+// envList is vars as a sorted environment list.
+func envList(vars map[string]string) []string {
+	env := make([]string, 0, len(vars))
+	for k, v := range vars {
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	return env
 }
 
 // runCases runs a cases lane: its command writes one JSON line per case to
@@ -151,20 +172,33 @@ func laneError(lane, id, msg string) evidence.Case {
 }
 
 func countLines(file string) int {
-	b, err := os.ReadFile(file)
+	f, err := openLaneFile(file)
 	if err != nil {
 		return 0
 	}
-	return bytes.Count(b, []byte{'\n'})
+	defer f.Close()
+	n, buf := 0, make([]byte, 64<<10)
+	for {
+		k, err := f.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if err != nil {
+			return n
+		}
+	}
 }
 
 // readCases reads and validates a cases file: each line one case with an
 // id, a known status and finite numbers; the lane field is set by
-// mkrelease. Invalid lines become ERROR cases naming the line.
+// mkrelease. Invalid lines become ERROR cases naming the line; a file
+// that is not a regular one (a link, a FIFO) is not read, and an ERROR
+// case says so.
 func readCases(lane, file string) (cases, bad []evidence.Case) {
-	f, err := os.Open(file)
-	if err != nil {
+	f, err := openLaneFile(file)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
+	case err != nil:
+		return nil, []evidence.Case{laneError(lane, "cases-file", "the lane's cases file could not be read: "+err.Error())}
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -327,23 +361,28 @@ func isHex64(s string) bool {
 // kept. A candidate whose result differs from the references' is marked
 // wrong-result, as is a second reference that disagrees with the first.
 //
-// Each worker attempt runs in a PID namespace of its own where the host
-// allows it (procgroup.Containment): a process group alone lets a process
-// the worker started leave it (setsid, setpgid) and run on after the
-// worker was stopped, taking CPU from the workers measured after it and
-// holding the worker's output open for procgroup.WaitDelay. A sweep of
-// the processes that carry an attempt's environment marker was the other
-// way without cgroups; it misses a process that clears its environment
-// and everything left when mkrelease itself is killed, which the
-// namespace's end covers. The init (mkrelease started again) costs about
-// 30 ms of CPU and 16 MB at each worker's start, before the worker reports
-// ready, then sleeps in wait4 without waking: nothing the steps time. A
-// worker that is not root runs in a user namespace mapping only its own
-// IDs, where set-user-ID programs (sudo) do not raise privileges.
+// Each worker attempt runs in the lane's sandbox, whose PID namespaces
+// end with it (see isolate.go), or else in a PID namespace of its own
+// where the host allows it (procgroup.Containment): a process group alone
+// lets a process the worker started leave it (setsid, setpgid) and run on
+// after the worker was stopped, taking CPU from the workers measured
+// after it and holding the worker's output open for procgroup.WaitDelay.
+// A sweep of the processes that carry an attempt's environment marker was
+// the other way without cgroups; it misses a process that clears its
+// environment and everything left when mkrelease itself is killed, which
+// the namespace's end covers. Either costs only at each worker's start,
+// before the worker reports ready: the init (mkrelease started again)
+// about 30 ms of CPU and 16 MB, then it sleeps in wait4 without waking;
+// bubblewrap a few milliseconds to set up the sandbox, then it waits too.
+// Nothing the steps time. A worker that is not root runs in a user
+// namespace mapping only its own IDs (in the sandbox, to user 1000),
+// where set-user-ID programs (sudo) do not raise privileges.
 func runCrossover(ctx context.Context, l config.Lane, env laneEnv) []evidence.Measurement {
-	env.contain = procgroup.ProbeContainment(ctx)
-	if env.contain.Caveat != "" {
-		env.log("lane %s: workers are not fully confined here: %s", l.Name, env.contain.Caveat)
+	if env.box == nil {
+		env.contain = procgroup.ProbeContainment(ctx)
+		if env.contain.Caveat != "" {
+			env.log("lane %s: workers are not fully confined here: %s", l.Name, env.contain.Caveat)
+		}
 	}
 	var out []evidence.Measurement
 	roles := []string{evidence.RoleCandidate, evidence.RoleReference, evidence.RoleReference, evidence.RoleCandidate}

@@ -18,11 +18,13 @@ import (
 	"time"
 
 	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/bundle"
 	"github.com/mkrelease/mkrelease/evidence"
 	"github.com/mkrelease/mkrelease/evidence/stats"
 	"github.com/mkrelease/mkrelease/evidence/store"
 	"github.com/mkrelease/mkrelease/internal/procgroup"
 	"github.com/mkrelease/mkrelease/internal/proctest"
+	"github.com/mkrelease/mkrelease/internal/sandbox"
 )
 
 // escapingWorker is a crossover worker that speaks the lane protocol and,
@@ -116,14 +118,46 @@ func uniqueMarker(t *testing.T) string {
 // their process group, their session or their parent: when their time is
 // up, every one of those children is gone with them, and the evidence
 // keeps both attempts (timeout, and a start-up failure that was retried).
+// The workers run in the lane's sandbox, as where bubblewrap works, and
+// in a procgroup.Containment, as where it does not.
 func TestTimedOutWorkerLeavesNothingBehind(t *testing.T) {
 	python := realPython(t)
-	if c := procgroup.ProbeContainment(context.Background()); !c.PIDNamespace {
-		t.Skipf("workers cannot be confined here: %s", c.Caveat)
-	}
+	t.Run("sandboxed", func(t *testing.T) {
+		bw, err := sandbox.Probe(context.Background(), "")
+		if err != nil {
+			t.Skipf("no sandbox here: %v", err)
+		}
+		// The worker runs on the python of a virtualenv, which the
+		// sandbox shows with its interpreter, from a read-only folder; it
+		// writes in its own.
+		venv := filepath.Join(t.TempDir(), "venv")
+		if out, err := exec.Command(python, "-m", "venv", "--without-pip", venv).CombinedOutput(); err != nil {
+			t.Fatalf("make a virtualenv: %v\n%s", err, out)
+		}
+		shown, err := interpreterPaths(context.Background(), venv, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTimedOutWorker(t, bundle.VenvPython(venv), func(scripts, own string) *laneBox {
+			ls := laneSandbox{bwrap: bw, shown: append(shown, scripts), etc: t.TempDir()}
+			return ls.lane(config.Lane{Name: "speed"}, venv, own, own)
+		})
+	})
+	t.Run("contained", func(t *testing.T) {
+		if c := procgroup.ProbeContainment(context.Background()); !c.PIDNamespace {
+			t.Skipf("workers cannot be confined here: %s", c.Caveat)
+		}
+		checkTimedOutWorker(t, python, func(string, string) *laneBox { return nil })
+	})
+}
+
+// checkTimedOutWorker is TestTimedOutWorkerLeavesNothingBehind with the
+// worker run by python, in the sandbox box returns for the folders of the
+// worker's script (read-only) and its own (none: contained).
+func checkTimedOutWorker(t *testing.T, python string, box func(scripts, own string) *laneBox) {
 	marker := uniqueMarker(t)
-	dir := t.TempDir()
-	script := filepath.Join(dir, "worker.py")
+	dir, scripts := t.TempDir(), t.TempDir()
+	script := filepath.Join(scripts, "worker.py")
 	if err := os.WriteFile(script, []byte(escapingWorker), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -136,6 +170,7 @@ func TestTimedOutWorkerLeavesNothingBehind(t *testing.T) {
 		expand: map[string]string{},
 		dir:    dir,
 		log:    t.Logf,
+		box:    box(scripts, dir),
 	}
 	start := time.Now()
 	ms := runCrossover(context.Background(), l, env)
