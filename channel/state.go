@@ -44,7 +44,7 @@ const (
 	// SignedStateFile is channel.json's signed statement: a DSSE envelope
 	// of an in-toto statement whose one subject is channel.json (see the
 	// package doc).
-	SignedStateFile = "channel.intoto.jsonl"
+	SignedStateFile = dist.ChannelStatementFile
 	// StatePredicateType is the predicate type of the signed statement.
 	StatePredicateType = "https://mkrelease.dev/attestations/channel-state/v1"
 )

@@ -35,6 +35,9 @@ const (
 	PartFile = "part.json"
 	// PartStatementFile is a part's signed statement.
 	PartStatementFile = "part" + statementsExt
+	// ChannelStatementFile is a channel generation's signed statement of
+	// its channel.json (package channel).
+	ChannelStatementFile = "channel" + statementsExt
 )
 
 const (
