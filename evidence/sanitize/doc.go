@@ -224,10 +224,14 @@
 //     spans the join is reported, and so is a match across the join in
 //     what a run of digits that spans it decodes to (the 16 digits on each
 //     side are decoded first, at every alignment, and the run further out
-//     only when they decode to text there or to a pattern's literal). The
-//     offset is that of the value where the match starts; the decoding
-//     names the value after the join. At most 4096 sequences are followed
-//     per file.
+//     only when they decode to text there or to a pattern's literal), and
+//     a match that starts at a value's first byte is judged as at the
+//     start of an input ("ok" then "ghp_…": the token is no part of a
+//     word). The offset is that of the value where the match (or the
+//     run's digit it was decoded from) starts; the decoding names the
+//     value after the join. The same bytes around a join again (the keys
+//     of every record, a lane's name) are not scanned again. At most 4096
+//     sequences are followed per file.
 //   - An SQLite database (a file that begins with "SQLite format 3" and a
 //     NUL), read page by page: the page size, reserved bytes and text
 //     encoding of its header; the freelist; sqlite_schema for every table
@@ -256,8 +260,9 @@
 // of the simplest view is kept.
 //
 // A finding's offset is where the match starts: the first byte of the
-// token prefix, of "-----BEGIN", of the keyword (aws_secret_access_key,
-// bearer), of the path, of the user or of the host name. After a finding
+// token prefix, of "-----BEGIN", of a DER key's version (after its
+// SEQUENCE header), of the keyword (aws_secret_access_key, bearer), of
+// the path, of the user or of the host name. After a finding
 // the scan resumes at the end of its match, so a home folder is one
 // finding, not also one for the user name inside it. At one position the
 // longest literal is tried first: "/tmp/x" is reported by the generic

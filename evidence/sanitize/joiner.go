@@ -38,6 +38,9 @@ type joinPart struct {
 type joinSeq struct {
 	tail  []byte
 	parts []joinPart
+	// last is the bytes around the last join: the same bytes again (the
+	// keys of every record, a lane's name) are not scanned again.
+	last []byte
 }
 
 // off returns the file offset of the value that tail[at] is of.
@@ -176,6 +179,10 @@ func (jn *joiner) via(inner string) string {
 // join scans the join of the current value to sequence q, of target t.
 func (jn *joiner) join(q *joinSeq, t joinTarget) {
 	jn.win = append(append(jn.win[:0], q.tail...), jn.head...)
+	if len(q.tail) == len(q.last)-len(jn.head) && string(jn.win) == string(q.last) {
+		return // scanned already, and its findings reported
+	}
+	q.last = append(q.last[:0], jn.win...)
 	jn.seq, jn.j, jn.desc = q, len(q.tail), t.desc
 	m := jn.sc.m
 	m.scan(jn.win, max(0, jn.j-m.reach), jn.j, 0, jn.hit)
@@ -183,7 +190,7 @@ func (jn *joiner) join(q *joinSeq, t joinTarget) {
 	// as at the start of an input, whatever the value before it ends with
 	// ("ok" then "ghp_…": the token is not inside a word).
 	for _, pt := range q.parts {
-		if p := pt.at; pt.whole && p > 0 && p < jn.j && p >= jn.j-m.reach {
+		if p := pt.at; pt.whole && p > 0 && p < jn.j && p >= jn.j-m.reach && m.pairAt(jn.win, p) && m.quadAt(jn.win, p) {
 			if n, r, ex := m.match(nil, jn.win[p:]); n > 0 {
 				jn.hit(p, n, r, ex)
 			}
@@ -212,8 +219,8 @@ func (jn *joiner) decodeAcross(kind runKind) {
 	// A match across the join is at most reach bytes long: the digits
 	// that decode to it lie within span of the join on either side.
 	span := int(int64(jn.sc.m.reach)*8/bits) + 8
-	before, total := jn.collect(cl, nearJoin+group)
-	if before == 0 || before == total || total < least && len(jn.digitAt) == total && jn.runEnds(cl) ||
+	before, total := jn.collect(cl, nearJoin+group, false)
+	if before == 0 || before == total || total < least && jn.runEnds(cl) ||
 		kind == runBase64 && (!jn.nonHex || jn.kinds&(jn.kinds-1) == 0) {
 		return
 	}
@@ -233,7 +240,7 @@ func (jn *joiner) decodeAcross(kind runKind) {
 	if !anyWanted {
 		return
 	}
-	before, total = jn.collect(cl, span)
+	before, total = jn.collect(cl, span, true)
 	if total < least {
 		return
 	}
@@ -255,11 +262,11 @@ func (jn *joiner) decodeAcross(kind runKind) {
 	}
 }
 
-// collect gathers in jn.digits (and their positions in jn.digitAt) the
-// digits of class cl of the run across the join, at most limit on each
-// side, with their kinds; it returns how many are before the join and
-// in all.
-func (jn *joiner) collect(cl uint8, limit int) (before, total int) {
+// collect gathers in jn.digits (and, with at, their positions in
+// jn.digitAt) the digits of class cl of the run across the join, at most
+// limit on each side, with their kinds; it returns how many are before
+// the join and in all.
+func (jn *joiner) collect(cl uint8, limit int, at bool) (before, total int) {
 	w, j := jn.win, jn.j
 	l, r := j, j
 	for n := 0; l > 0 && n < limit; l-- {
@@ -293,7 +300,9 @@ func (jn *joiner) collect(cl uint8, limit int) (before, total int) {
 		jn.kinds |= digitKind[c]
 		jn.nonHex = jn.nonHex || runClass[c]&clHex == 0
 		jn.digits = append(jn.digits, c)
-		jn.digitAt = append(jn.digitAt, i)
+		if at {
+			jn.digitAt = append(jn.digitAt, i)
+		}
 	}
 	jn.lo, jn.hi = l, r
 	return before, len(jn.digits)

@@ -94,20 +94,38 @@ func (lv *level) scan(data []byte) {
 // textLike reports whether at least three quarters of b are printable
 // ASCII or white space, or b is valid UTF-8 with as little else.
 func textLike(b []byte) bool {
-	text, high := 0, 0
+	// Counted down: what a run decodes to at a wrong alignment is random
+	// bytes, over a quarter of them neither printable nor UTF-8 lead or
+	// continuation bytes, and the count stops there.
+	budget := len(b) / 4
+	high := false
 	for _, c := range b {
-		switch {
-		case c >= utf8.RuneSelf:
-			high++
-		case c >= 0x20 && c < 0x7F || c == '\t' || c == '\n' || c == '\r':
-			text++
+		switch textClass[c] {
+		case 0:
+			if budget--; budget < 0 {
+				return false
+			}
+		case 2:
+			high = true
 		}
 	}
-	if 4*text >= 3*len(b) {
-		return true
-	}
-	return 4*(text+high) >= 3*len(b) && utf8.Valid(b)
+	return !high || utf8.Valid(b)
 }
+
+// textClass: 1 printable ASCII or white space, 2 a byte of a multi-byte
+// UTF-8 character, 0 else.
+var textClass = func() (t [256]uint8) {
+	for c := 0x20; c < 0x7F; c++ {
+		t[c] = 1
+	}
+	t['\t'], t['\n'], t['\r'] = 1, 1, 1
+	for c := 0x80; c < 0xF5; c++ {
+		if c < 0xC0 || c >= 0xC2 {
+			t[c] = 2
+		}
+	}
+	return t
+}()
 
 // scanWindows runs m over the positions of data in wins (sorted by start),
 // each position once.

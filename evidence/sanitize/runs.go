@@ -328,10 +328,20 @@ func decodeBase64(dst, digits []byte, align int) []byte {
 // (0 or 1); an odd last digit is dropped.
 func decodeHex(dst, digits []byte, align int) []byte {
 	for i := align; i+1 < len(digits); i += 2 {
-		dst = append(dst, byte(hexVal(digits[i])<<4|hexVal(digits[i+1])))
+		dst = append(dst, hexValue[digits[i]]<<4|hexValue[digits[i+1]])
 	}
 	return dst
 }
+
+// hexValue maps hex digits to their values.
+var hexValue = func() (t [256]byte) {
+	for c := range t {
+		if v := hexVal(byte(c)); v >= 0 {
+			t[c] = byte(v)
+		}
+	}
+	return t
+}()
 
 // alignments is how many digit alignments a run of kind is decoded at:
 // a run may start with digits that are not part of the encoding (an
