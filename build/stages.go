@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -85,10 +87,9 @@ type CompileStage struct {
 	// (manifest.json, the provenance, part.json) are given its
 	// [executor.Executor.Sandbox] too.
 	Executor *executor.Executor
-	// Remote, when set, is a shared action cache read on a local miss and,
-	// with RemoteUpload, written after each action that ran here.
-	Remote       RemoteCache
-	RemoteUpload bool
+	// Remote, when set, is a shared action cache read on a local miss
+	// (what counts of it, and what is written, is Remote's to say).
+	Remote *Remote
 	// Workspaces are the prepared sources (the sources stage fills them).
 	Workspaces Workspaces
 	// Report, when set, receives what the stage did: the executor's
@@ -122,9 +123,24 @@ type ActionRecord struct {
 	Rebuilt bool `json:"rebuilt_corrupt_entry,omitempty"`
 	// Remote says the outputs came from the remote action cache (Cached
 	// is set too); RemoteRejected that the remote cache's entry failed a
-	// check and the action ran here instead.
+	// check and the action ran here instead; RemoteIgnored that a record
+	// of the remote cache was not taken because no trusted writer signed
+	// it.
 	Remote         bool `json:"remote,omitempty"`
 	RemoteRejected bool `json:"remote_rejected,omitempty"`
+	RemoteIgnored  bool `json:"remote_ignored,omitempty"`
+	// RemoteWriter is the key id of the writer whose signed record of a
+	// remote cache the outputs are, and RemoteCache that cache's URL:
+	// taken in this run (Remote), or by an earlier one that put them in
+	// the local cache. Empty for outputs built here.
+	RemoteWriter string `json:"remote_writer,omitempty"`
+	RemoteCache  string `json:"remote_cache,omitempty"`
+	// RemoteMatched and RemoteMismatched, in verify mode, are the writers
+	// of the remote cache's records of an action run here that name the
+	// same outputs, and other ones: a key id, or "untrusted" for a
+	// record no trusted writer signed.
+	RemoteMatched    []string `json:"remote_matched,omitempty"`
+	RemoteMismatched []string `json:"remote_mismatched,omitempty"`
 }
 
 // BinDir is the folder of the output tree holding build outputs by target.
@@ -156,9 +172,11 @@ func (s CompileStage) Run(ctx context.Context, r *release.Release) error {
 	}
 	cache := r.ActionCache()
 	var rm *remote
-	if s.Remote != nil {
-		rm = &remote{cache: s.Remote, upload: s.RemoteUpload, log: r.Logger, maxSize: r.Config.Cache.RemoteMaxBytes()}
-		r.Logger.Info("using a remote action cache", "url", s.Remote.String(), "upload", s.RemoteUpload)
+	if s.Remote != nil && s.Remote.Cache != nil {
+		var err error
+		if rm, err = newRemote(s.Remote, r.Config.Cache.RemoteMaxBytes(), r.Logger); err != nil {
+			return err
+		}
 	}
 	type action struct {
 		t    config.Target
@@ -269,12 +287,18 @@ func (s CompileStage) runStep(ctx context.Context, r *release.Release, exe *exec
 		return rec, err
 	}
 	log := r.Logger.With("step", step.Name, "target", t.Name)
+	var remoteSeen fetched
 	if !r.NoCache {
+		origin, err := localOrigin(cache, key, rm, log)
+		if err != nil {
+			return rec, fmt.Errorf("step %s [%s]: %w", step.Name, t.Name, err)
+		}
 		e, err := cache.Restore(key, step.Name, t.Name, step.Outputs, dst)
 		var corrupt *actioncache.CorruptError
 		switch {
 		case err == nil:
 			rec.Cached = true
+			rec.RemoteWriter, rec.RemoteCache = origin.Writer, origin.Cache
 			log.Info("action cached", "key", key[:12])
 			register(r, t.Name, step.Name, e)
 			return rec, nil
@@ -284,14 +308,14 @@ func (s CompileStage) runStep(ctx context.Context, r *release.Release, exe *exec
 		case !errors.Is(err, actioncache.ErrMiss):
 			return rec, fmt.Errorf("step %s [%s]: %w", step.Name, t.Name, err) // e.g. *actioncache.WriteError: the entry is kept
 		}
-		if rm.usable() {
-			e, err := rm.fetch(ctx, cache, key, t, step, dst, &rec, log)
+		if rm.usable() && !rm.verify {
+			e, err := rm.fetch(ctx, cache, key, t, step, dst, &rec, &remoteSeen, log)
 			if err != nil {
 				return rec, err
 			}
 			if e != nil {
 				rec.Cached, rec.Remote, rec.Rebuilt = true, true, false
-				log.Info("action cached", "key", key[:12], "from", rm.cache.String())
+				log.Info("action cached", "key", key[:12], "from", rm.cache.String(), "writer", rec.RemoteWriter)
 				register(r, t.Name, step.Name, e)
 				return rec, nil
 			}
@@ -329,11 +353,35 @@ func (s CompileStage) runStep(ctx context.Context, r *release.Release, exe *exec
 		return rec, fmt.Errorf("step %s [%s]: reading back its cache entry: %w", step.Name, t.Name, err)
 	}
 	log.Info("action done", "took", res.Duration.Round(time.Millisecond))
+	if rm.usable() && rm.verify {
+		remoteSeen.badSlots = rm.compare(ctx, e, &rec, log)
+	}
 	if rm.usable() && rm.upload {
-		rm.put(ctx, cache, e, rec.RemoteRejected, log)
+		rm.put(ctx, cache, e, rec.RemoteRejected, remoteSeen.badSlots, log)
 	}
 	register(r, t.Name, step.Name, e)
 	return rec, nil
+}
+
+// localOrigin returns where the local cache's entry for key came from
+// (nothing for one built here, or no entry). An entry taken from a remote
+// cache is forgotten, with a warning, so that the action runs here, when
+// nobody checked who wrote its record (an earlier mkrelease took it), or,
+// when this run uses a remote cache (rm), when its writer is no longer
+// among the trusted ones (a key taken out of [cache] trusted_writers).
+func localOrigin(cache *actioncache.Cache, key string, rm *remote, log *slog.Logger) (actioncache.Origin, error) {
+	o, imported, err := cache.Origin(key)
+	switch {
+	case err != nil:
+		log.Warn("discarded a cache entry whose origin is unreadable; running the action again", "key", key[:12], "problem", err.Error())
+	case imported && o.Writer == "":
+		log.Warn("discarded a cache entry an earlier mkrelease took from a remote cache without checking who wrote it; running the action again", "key", key[:12])
+	case imported && rm != nil && !slices.Contains(rm.slots, o.Writer):
+		log.Warn("discarded a cache entry taken from a remote cache whose writer is no longer trusted; running the action again", "key", key[:12], "writer", o.Writer, "url", o.Cache)
+	default:
+		return o, nil
+	}
+	return actioncache.Origin{}, cache.Forget(key)
 }
 
 func register(r *release.Release, target, step string, e *actioncache.Entry) {

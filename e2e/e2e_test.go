@@ -376,7 +376,9 @@ func TestEmbeddedDefault(t *testing.T) {
 
 	evidence := t.TempDir()
 	if t.Run("evidence", func(t *testing.T) { checkEvidence(t, a, b, evidence) }) {
-		t.Run("release on many machines", func(t *testing.T) { checkReleaseMatrix(t, a, remote, evidence) })
+		t.Run("release on many machines", func(t *testing.T) {
+			checkReleaseMatrix(t, a, remote, filepath.Join(b.dir, ".mkrelease", "dev.pub"), evidence)
+		})
 	}
 
 	// An auditor's reproduce rebuilds on a fresh action cache; here it uses

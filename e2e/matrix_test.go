@@ -23,9 +23,12 @@ import (
 //
 // srv already holds every action of the embedded default: the build of
 // TestEmbeddedDefault's second user ran them all on empty caches and
-// uploaded them, as a workflow's first run on a new commit does. (Its
-// bytes are a's, which the reproducible check compares.) So the legs here
-// compile nothing; what they show is what a workflow run adds:
+// uploaded them, as a workflow's first run on a new commit does, signed by
+// its key, whose public key is writer: the legs trust it
+// (--remote-cache-trusted-writer), as a workflow's legs trust the key its
+// runners sign with. (Its bytes are a's, which the reproducible check
+// compares.) So the legs here compile nothing; what they show is what a
+// workflow run adds:
 //
 //   - build legs: linux-x86_64 (`build --target linux-x86_64 --part`) and
 //     one for the three other targets (`build --target A --target B
@@ -42,7 +45,7 @@ import (
 //     runner, and the merged release publishes.
 //
 // evidence holds the x86_64 evidence archive and statements of a.
-func checkReleaseMatrix(t *testing.T, a run, srv *testnginx.Server, evidence string) {
+func checkReleaseMatrix(t *testing.T, a run, srv *testnginx.Server, writer, evidence string) {
 	if srv == nil {
 		t.Skip("nginx is not installed (/usr/sbin/nginx): scripts/bootstrap installs it")
 	}
@@ -67,7 +70,7 @@ func checkReleaseMatrix(t *testing.T, a run, srv *testnginx.Server, evidence str
 		for _, tg := range targets {
 			args = append(args, "--target", tg)
 		}
-		out := r.mustMkrelease(t, append(args, "--part", "--out", part, "--remote-cache", srv.CacheURL, "--key", "file://"+key, "--json")...)
+		out := r.mustMkrelease(t, append(args, "--part", "--out", part, "--remote-cache", srv.CacheURL, "--remote-cache-trusted-writer", writer, "--key", "file://"+key, "--json")...)
 		var rep buildReport
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatalf("build --json: %v\n%s", err, out)
@@ -148,7 +151,7 @@ func checkReleaseMatrix(t *testing.T, a run, srv *testnginx.Server, evidence str
 	merged := filepath.Join(merger.dir, "dist")
 
 	one := leg()
-	one.mustMkrelease(t, "build", "--remote-cache", srv.CacheURL, "--key", "file://"+key)
+	one.mustMkrelease(t, "build", "--remote-cache", srv.CacheURL, "--remote-cache-trusted-writer", writer, "--key", "file://"+key)
 	t.Run("the merged folder is a one-machine build", func(t *testing.T) {
 		if m, o := mustRead(t, filepath.Join(merged, dist.ChecksumsFile)), mustRead(t, filepath.Join(one.dir, "dist", dist.ChecksumsFile)); !bytes.Equal(m, o) {
 			t.Fatalf("SHA256SUMS of the merged folder differs from a one-machine build's:\n%s\n%s", m, o)

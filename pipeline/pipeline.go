@@ -46,10 +46,9 @@ type BuildOptions struct {
 	Getenv func(string) string
 	// Sandbox configures the build steps' sandbox.
 	Sandbox executor.Options
-	// Remote, when set, is a shared action cache read on a local miss and,
-	// with RemoteUpload, written after each action that ran.
-	Remote       build.RemoteCache
-	RemoteUpload bool
+	// Remote, when set, is a shared action cache read on a local miss and
+	// written after each action that ran (see [build.Remote]).
+	Remote *build.Remote
 	// Part builds a part of a release (see package part): part.json and a
 	// signed part statement instead of the release's provenance.
 	Part bool
@@ -151,12 +150,12 @@ func buildRelease(ctx context.Context, o BuildOptions) (*release.Release, error)
 	exe := executor.New(ctx, o.Sandbox)
 	// The closures are shared by the stages that resolve and read them.
 	closures := bundle.Closures{}
-	var sign Stage = attest.Stage{Signer: o.Signer, Started: started, Getenv: o.Getenv, Sandbox: exe.Sandbox()}
+	var compiled build.Report
+	compile := build.CompileStage{Executor: exe, Remote: o.Remote, Report: &compiled}
+	var sign Stage = attest.Stage{Signer: o.Signer, Started: started, Getenv: o.Getenv, Sandbox: exe.Sandbox(), Compiled: &compiled}
 	if o.Part {
 		sign = part.Stage{Signer: o.Signer, Getenv: o.Getenv, Sandbox: exe.Sandbox(), Closures: closures}
 	}
-	var compiled build.Report
-	compile := build.CompileStage{Executor: exe, Remote: o.Remote, RemoteUpload: o.RemoteUpload, Report: &compiled}
 	if err := Run(ctx, r, BuildStages(o.Relock, compile, o.Signer, sign, closures)); err != nil {
 		return nil, err
 	}

@@ -56,7 +56,9 @@
 // [Cache.Import], which makes the same checks on its record, refuses one
 // whose outputs declare more bytes than its caller accepts before fetching
 // any, and re-hashes every file as it is downloaded; builds then restore it
-// from the local cache like any other.
+// from the local cache like any other. Such an entry's folder also holds
+// origin.json, where it came from and whose signed record it was
+// ([Cache.Origin]), so that every later build it serves can say so.
 package actioncache
 
 import (
@@ -833,9 +835,11 @@ func (e *TooLargeError) Error() string {
 // [*FetchError]. Before anything is fetched, the sizes the record declares
 // are added up: more than maxSize bytes in all is a [*TooLargeError], and
 // nothing is fetched or stored (maxSize must be positive). An existing
-// local entry for key is left as it is. The caller then restores the
-// entry with [Cache.Restore], which checks it again.
-func (c *Cache) Import(key, step, target string, outputs []string, data []byte, maxSize int64, fetch Fetch) (*Entry, error) {
+// local entry for key is left as it is. origin, which says where the
+// entry comes from and who vouched for it, is kept with the entry
+// ([Cache.Origin]). The caller then restores the entry with
+// [Cache.Restore], which checks it again.
+func (c *Cache) Import(key, step, target string, outputs []string, data []byte, maxSize int64, origin Origin, fetch Fetch) (*Entry, error) {
 	if err := checkKey(key); err != nil {
 		return nil, err
 	}
@@ -881,7 +885,10 @@ func (c *Cache) Import(key, step, target string, outputs []string, data []byte, 
 			return corrupt(reason)
 		}
 	}
-	if err := writeSynced(filepath.Join(tmp, "log.txt"), []byte("(restored from another cache: the action's output is not kept there)\n")); err != nil {
+	if err := writeSynced(filepath.Join(tmp, "log.txt"), []byte(importedLog)); err != nil {
+		return nil, fmt.Errorf("write action cache: %w", err)
+	}
+	if err := writeOrigin(tmp, origin); err != nil {
 		return nil, fmt.Errorf("write action cache: %w", err)
 	}
 	rec, err := json.MarshalIndent(&e, "", "  ")

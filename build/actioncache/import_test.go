@@ -56,7 +56,7 @@ func record(t *testing.T, e Entry) []byte {
 func TestImportRestore(t *testing.T) {
 	e, blobs := remoteSample(t)
 	c := &Cache{Dir: t.TempDir()}
-	if _, err := c.Import(key, step, target, declared, record(t, e), noLimit, fetchFrom(blobs)); err != nil {
+	if _, err := c.Import(key, step, target, declared, record(t, e), noLimit, Origin{}, fetchFrom(blobs)); err != nil {
 		t.Fatal(err)
 	}
 	dst := t.TempDir()
@@ -138,7 +138,7 @@ func TestImportRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &Cache{Dir: t.TempDir()}
-			_, err := c.Import(key, step, target, declared, tc.data(), noLimit, tc.fetch)
+			_, err := c.Import(key, step, target, declared, tc.data(), noLimit, Origin{}, tc.fetch)
 			var ce *CorruptError
 			if !errors.As(err, &ce) || !strings.Contains(ce.Reason, tc.reason) {
 				t.Fatalf("Import = %v, want a CorruptError with %q", err, tc.reason)
@@ -161,7 +161,7 @@ func TestImportFetchError(t *testing.T) {
 	e, _ := remoteSample(t)
 	c := &Cache{Dir: t.TempDir()}
 	down := errors.New("connection refused")
-	_, err := c.Import(key, step, target, declared, record(t, e), noLimit, func(Output, io.Writer) error { return down })
+	_, err := c.Import(key, step, target, declared, record(t, e), noLimit, Origin{}, func(Output, io.Writer) error { return down })
 	var fe *FetchError
 	if !errors.As(err, &fe) || !errors.Is(err, down) {
 		t.Fatalf("Import = %v, want a FetchError", err)
@@ -176,7 +176,7 @@ func TestImportFetchError(t *testing.T) {
 func TestImportBlobSizeAnnounced(t *testing.T) {
 	e, _ := remoteSample(t)
 	c := &Cache{Dir: t.TempDir()}
-	_, err := c.Import(key, step, target, declared, record(t, e), noLimit, func(o Output, w io.Writer) error {
+	_, err := c.Import(key, step, target, declared, record(t, e), noLimit, Origin{}, func(o Output, w io.Writer) error {
 		return fmt.Errorf("%w: the server announces %d bytes", ErrBlobSize, o.Size+1)
 	})
 	var ce *CorruptError
@@ -213,7 +213,7 @@ func TestImportRefusesOversize(t *testing.T) {
 			}
 			c := &Cache{Dir: t.TempDir()}
 			fetched := 0
-			_, err := c.Import(key, step, target, declared, record(t, x), tc.max, func(o Output, w io.Writer) error {
+			_, err := c.Import(key, step, target, declared, record(t, x), tc.max, Origin{}, func(o Output, w io.Writer) error {
 				fetched++
 				return fetchFrom(blobs)(o, w)
 			})
@@ -242,4 +242,53 @@ func TestImportRefusesOversize(t *testing.T) {
 func exists(name string) bool {
 	_, err := os.Stat(name)
 	return err == nil
+}
+
+// An imported entry keeps where it came from (origin.json); an entry built
+// here has no origin; one an mkrelease before origins imported (its
+// import log, no origin.json) is imported with no writer; an unreadable
+// origin.json is an error. Forget removes an entry, and a missing one is
+// nothing to forget.
+func TestImportOrigin(t *testing.T) {
+	e, blobs := remoteSample(t)
+	want := Origin{Cache: "https://cache.example.org/mk", Writer: strings.Repeat("a", 64)}
+	for _, tc := range []struct {
+		name     string
+		change   func(t *testing.T, dir string)
+		imported bool
+		origin   Origin
+		err      string
+	}{
+		{"imported", func(*testing.T, string) {}, true, want, ""},
+		{"imported before origins", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, originFile)) }, true, Origin{}, ""},
+		{"built here", func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, originFile))
+			mustWrite(t, filepath.Join(dir, "log.txt"), "compiling\n", 0o644)
+		}, false, Origin{}, ""},
+		{"damaged origin", func(t *testing.T, dir string) { mustWrite(t, filepath.Join(dir, originFile), "{", 0o644) }, true, Origin{}, "origin.json is unreadable"},
+		{"unknown field", func(t *testing.T, dir string) {
+			mustWrite(t, filepath.Join(dir, originFile), `{"writer":"x","trusted":true}`, 0o644)
+		}, true, Origin{}, "unknown field"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Cache{Dir: t.TempDir()}
+			if _, err := c.Import(key, step, target, declared, record(t, e), noLimit, want, fetchFrom(blobs)); err != nil {
+				t.Fatal(err)
+			}
+			tc.change(t, c.entryDir(key))
+			o, imported, err := c.Origin(key)
+			if imported != tc.imported || o != tc.origin || (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+				t.Errorf("Origin = %+v, %v, %v; want %+v, %v, error %q", o, imported, err, tc.origin, tc.imported, tc.err)
+			}
+			if err := c.Forget(key); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Restore(key, step, target, declared, t.TempDir()); !errors.Is(err, ErrMiss) {
+				t.Errorf("Restore after Forget = %v, want a miss", err)
+			}
+			if err := c.Forget(key); err != nil {
+				t.Errorf("Forget of a missing entry = %v", err)
+			}
+		})
+	}
 }

@@ -216,7 +216,28 @@ type Cache struct {
 	// warning, before any of its files is downloaded, and the action runs
 	// here. No download reads more than its record declares either way.
 	RemoteMaxSize int64 `toml:"remote_max_size"`
+	// TrustedWriters are PEM public keys (project-relative paths) of the
+	// machines whose uploads to the remote cache this project trusts: a
+	// record of the remote cache is taken only when one of them signed it
+	// (every build signs what it uploads with its signing key, [signing]
+	// key or the development key). A record no trusted writer signed is
+	// ignored, with a warning, and the action runs here; with none
+	// listed, nothing is taken from the remote cache.
+	TrustedWriters []string `toml:"trusted_writers"`
+	// RemoteMode is how records of the remote cache count: "trust" (the
+	// default) serves those a trusted writer signed; "verify" serves
+	// none, runs every action the local cache lacks, and compares the
+	// remote cache's records of it with what it made, warning loudly,
+	// naming the writer, about one that differs (--remote-cache-verify
+	// sets it for a run).
+	RemoteMode string `toml:"remote_mode"`
 }
+
+// Modes of the remote cache ([Cache] RemoteMode).
+const (
+	RemoteModeTrust  = "trust"
+	RemoteModeVerify = "verify"
+)
 
 // DefaultRemoteMaxSize bounds what one action's entry may bring from the
 // remote cache when [cache] sets no remote_max_size: 2 GiB, more than any

@@ -104,6 +104,8 @@ var badConfigs = []struct {
 	{"project supplier of an unknown type", "version = \"V1.0-RC_1\"\n", "version = \"V1.0-RC_1\"\nsupplier = \"Team: vexl\"\n", "4:12", `invalid supplier "Team: vexl"`},
 	{"supplier misspelt", "local = \"src\"\n", "local = \"src\"\nsuplier = \"Person: Ada\"\n", "11:1", `did you mean "supplier"?`},
 	{"lane network not a boolean", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[[evidence.lane]]\nname = \"fetch\"\nkind = \"cases\"\nrun = [\"true\"]\nnetwork = \"yes\"\n", "36:11", "takes true or false"},
+	{"remote cache mode unknown", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\nremote_mode = \"lax\"\n", "33:15", "invalid remote_mode \"lax\""},
+	{"remote cache writer outside", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\ntrusted_writers = [\"../ci.pub\"]\n", "33:20", "leaves the project folder"},
 	{"remote cache unknown key", "timeout = \"5m\"\n", "timeout = \"5m\"\n\n[cache]\nremote = \"https://cache.example.invalid/x\"\ntoken = \"s3cret\"\n", "34:1", "unknown key"},
 }
 
@@ -130,14 +132,15 @@ func TestParseSuppliers(t *testing.T) {
 }
 
 func TestParseCache(t *testing.T) {
-	src := validTOML + "\n[cache]\nremote = \"http://127.0.0.1:9090/mk\"\nremote_token_env = \"CACHE_TOKEN\"\nremote_timeout = \"5s\"\nremote_upload = false\nremote_max_size = 1_048_576\n"
+	src := validTOML + "\n[cache]\nremote = \"http://127.0.0.1:9090/mk\"\nremote_token_env = \"CACHE_TOKEN\"\nremote_timeout = \"5s\"\nremote_upload = false\nremote_max_size = 1_048_576\ntrusted_writers = [\"keys/ci.pub\"]\nremote_mode = \"verify\"\n"
 	c, err := Parse("release.toml", "/p", []byte(src))
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
 	if c.Cache.Remote != "http://127.0.0.1:9090/mk" || c.Cache.RemoteTokenEnv != "CACHE_TOKEN" ||
 		c.Cache.RemoteTimeout.Seconds() != 5 || c.Cache.RemoteUpload == nil || *c.Cache.RemoteUpload ||
-		c.Cache.RemoteMaxBytes() != 1<<20 {
+		c.Cache.RemoteMaxBytes() != 1<<20 || len(c.Cache.TrustedWriters) != 1 || c.Cache.TrustedWriters[0] != "keys/ci.pub" ||
+		c.Cache.RemoteMode != RemoteModeVerify {
 		t.Errorf("cache = %+v", c.Cache)
 	}
 	c, err = Parse("release.toml", "/p", []byte(validTOML))

@@ -805,6 +805,14 @@ func (v *validator) cache(c *Cache) {
 	if c.RemoteTokenEnv != "" && !envKeyRE.MatchString(c.RemoteTokenEnv) {
 		v.errorf("cache.remote_token_env", `the name of an environment variable holding the token, e.g. remote_token_env = "MKRELEASE_CACHE_TOKEN"`, "%q is not an environment variable name", c.RemoteTokenEnv)
 	}
+	for i, k := range c.TrustedWriters {
+		v.path(fmt.Sprintf("cache.trusted_writers[%d]", i), k)
+	}
+	switch c.RemoteMode {
+	case "", RemoteModeTrust, RemoteModeVerify:
+	default:
+		v.errorf("cache.remote_mode", `"trust" (serve the records a trusted writer signed, the default) or "verify" (serve none: run every action and compare the records with what it made)`, "invalid remote_mode %q", c.RemoteMode)
+	}
 	if c.RemoteMaxSize < 0 {
 		v.errorf("cache.remote_max_size", "the most bytes one action's outputs may bring from the remote cache, e.g. remote_max_size = 536_870_912 (512 MiB); leave it out for the default, 2 GiB", "invalid remote_max_size %d", c.RemoteMaxSize)
 	}

@@ -1,21 +1,42 @@
 // Package remotecache is a client of a shared action cache spoken to
 // through the Bazel HTTP remote cache protocol: GET, PUT and HEAD on
-// BASE/ac/<action key> (an action's record) and BASE/cas/<sha256> (a file,
+// BASE/ac/<name> (an action's record) and BASE/cas/<sha256> (a file,
 // under the sha256 of its bytes). Servers that speak it include
 // bazel-remote, BuildBuddy and any WebDAV server accepting PUT, such as
 // nginx with dav_methods PUT.
 //
-// The record stored under /ac/ is mkrelease's own JSON (the key, step and
-// target, and each output's path, size, mode and sha256), not Bazel's
-// ActionResult protobuf: nginx and other WebDAV stores keep any bytes,
-// while bazel-remote keeps them only when run with its action cache
+// # Layout
+//
+// Every writer has a record slot of its own for each action: its record of
+// the action KEY is stored under BASE/ac/SLOT, where SLOT ([Slot]) is the
+// sha256, in lowercase hex, of
+//
+//	"mkrelease-action-record/v1" NUL KEY NUL WRITER
+//
+// and WRITER is the key id of the writer's signing key (the lowercase hex
+// sha256 of its DER public key, as mkrelease names keys). SLOT is 64 hex
+// digits like any Bazel action key, so servers that check the form of
+// /ac/ names take it. One writer never writes into another's slot, so an
+// honest writer cannot overwrite another's record; and a writer never
+// replaces its own record either ([Client.PutRecord] asks first, and sends
+// If-None-Match: *), unless told to repair one that does not verify. The
+// protocol gives no listing: a reader asks for the slots of the writers it
+// trusts. BASE/ac/KEY itself, where Bazel and mkrelease before signed
+// records put theirs, is read as one more place a record may be (the
+// writer "" of [Client.GetRecord]) and never written.
+//
+// The record is mkrelease's own (a signed statement naming the action key,
+// step and target, and each output's path, size, mode and sha256), not
+// Bazel's ActionResult protobuf: nginx and other WebDAV stores keep any
+// bytes, while bazel-remote keeps them only when run with its action cache
 // validation off (--disable_http_ac_validation).
 //
 // The client trusts nothing: it only moves bytes, bounded in size and
-// time. Checking what it downloads (every blob re-hashed, the record
-// listing exactly the declared outputs) is [actioncache.Cache.Import]'s
-// work. A missing key is an error wrapping [actioncache.ErrMiss]; every
-// other failure (the server down, slow or answering an error status) is an
+// time. Checking what it downloads (the record's signature, every blob
+// re-hashed, the record listing exactly the declared outputs) is its
+// caller's work (package build, and [actioncache.Cache.Import]). A missing
+// record or blob is an error wrapping [actioncache.ErrMiss]; every other
+// failure (the server down, slow or answering an error status) is an
 // [*Error].
 package remotecache
 
@@ -173,12 +194,15 @@ func (c *Client) url(kind, hash string) (string, error) {
 
 // do sends one request bounded by the client's timeout; the caller reads
 // the body within the same bound through the returned cancel.
-func (c *Client) do(ctx context.Context, method, u string, body io.Reader, size int64) (*http.Response, context.CancelFunc, error) {
+func (c *Client) do(ctx context.Context, method, u string, body io.Reader, size int64, header http.Header) (*http.Response, context.CancelFunc, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	req, err := http.NewRequestWithContext(ctx, method, u, body)
 	if err != nil {
 		cancel()
 		return nil, nil, &Error{Op: method, URL: u, Err: err}
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	if body != nil {
 		req.ContentLength = size
@@ -206,7 +230,7 @@ func (c *Client) do(ctx context.Context, method, u string, body io.Reader, size 
 // read at all; one announced with another length than size (when size is
 // not negative) neither: the error wraps [actioncache.ErrBlobSize].
 func (c *Client) get(ctx context.Context, u string, w io.Writer, limit, size int64) (int64, error) {
-	resp, cancel, err := c.do(ctx, http.MethodGet, u, nil, 0)
+	resp, cancel, err := c.do(ctx, http.MethodGet, u, nil, 0, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -251,10 +275,37 @@ func (m markedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// GetAction returns the record stored under /ac/KEY, at most
-// [actioncache.MaxEntrySize] bytes.
-func (c *Client) GetAction(ctx context.Context, key string) ([]byte, error) {
-	u, err := c.url("ac", key)
+// slotPrefix starts what a writer's record slot is the sha256 of.
+const slotPrefix = "mkrelease-action-record/v1\x00"
+
+// Slot is the name under /ac/ of writer's record of the action key: the
+// sha256, in lowercase hex, of "mkrelease-action-record/v1", NUL, key,
+// NUL, writer (see the package documentation). writer "" is key itself.
+func Slot(key, writer string) string {
+	if writer == "" {
+		return key
+	}
+	return checksum.Bytes([]byte(slotPrefix + key + "\x00" + writer))
+}
+
+// recordURL is the URL of writer's record of key; it refuses a key or a
+// writer that is not a sha256 in lowercase hex.
+func (c *Client) recordURL(key, writer string) (string, error) {
+	if writer != "" && !checksum.IsSHA256(writer) {
+		return "", fmt.Errorf("remote cache: writer %q is not a key id (a sha256 in lowercase hex)", writer)
+	}
+	if !checksum.IsSHA256(key) {
+		return "", fmt.Errorf("remote cache: %q is not a sha256 in lowercase hex", key)
+	}
+	return c.url("ac", Slot(key, writer))
+}
+
+// GetRecord returns writer's record of the action key, stored in its slot
+// ([Slot]; writer "" reads BASE/ac/KEY), at most
+// [actioncache.MaxEntrySize] bytes. Nothing in it is checked: anyone with
+// upload rights can write any slot.
+func (c *Client) GetRecord(ctx context.Context, key, writer string) ([]byte, error) {
+	u, err := c.recordURL(key, writer)
 	if err != nil {
 		return nil, err
 	}
@@ -267,6 +318,36 @@ func (c *Client) GetAction(ctx context.Context, key string) ([]byte, error) {
 		return nil, &Error{Op: http.MethodGet, URL: u, Err: fmt.Errorf("the record is larger than %d bytes", actioncache.MaxEntrySize)}
 	}
 	return b.Bytes(), nil
+}
+
+// PutRecord stores record as writer's record of the action key, in its
+// slot ([Slot]; writer may not be ""), and says whether it did. A slot
+// that holds a record already is left as it is (stored is false): the
+// client asks first (HEAD), and sends the PUT with If-None-Match: *, which
+// servers that honour it (412 Precondition Failed) hold to even when
+// another run stores the record in between; nginx's WebDAV module does
+// not, and there the question before is what keeps a record. With replace
+// set, the slot is written whatever it holds: for a writer repairing its
+// own slot, whose record did not verify.
+func (c *Client) PutRecord(ctx context.Context, key, writer string, record []byte, replace bool) (stored bool, err error) {
+	if writer == "" {
+		return false, errors.New("remote cache: a record is stored in its writer's slot, and this one names no writer")
+	}
+	u, err := c.recordURL(key, writer)
+	if err != nil {
+		return false, err
+	}
+	if !replace {
+		has, err := c.has(ctx, u)
+		if err != nil || has {
+			return false, err
+		}
+	}
+	status, err := c.put(ctx, u, bytes.NewReader(record), int64(len(record)), !replace)
+	if status == http.StatusPreconditionFailed {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // GetBlob writes the blob stored under /cas/SHA256 to w. size is the size
@@ -297,7 +378,12 @@ func (c *Client) HasBlob(ctx context.Context, sha256 string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	resp, cancel, err := c.do(ctx, http.MethodHead, u, nil, 0)
+	return c.has(ctx, u)
+}
+
+// has reports whether u exists (HEAD).
+func (c *Client) has(ctx context.Context, u string) (bool, error) {
+	resp, cancel, err := c.do(ctx, http.MethodHead, u, nil, 0, nil)
 	if err != nil {
 		return false, err
 	}
@@ -312,40 +398,40 @@ func (c *Client) HasBlob(ctx context.Context, sha256 string) (bool, error) {
 	return false, &Error{Op: http.MethodHead, URL: u, Status: resp.StatusCode}
 }
 
-// PutAction stores record under /ac/KEY.
-func (c *Client) PutAction(ctx context.Context, key string, record []byte) error {
-	u, err := c.url("ac", key)
-	if err != nil {
-		return err
-	}
-	return c.put(ctx, u, bytes.NewReader(record), int64(len(record)))
-}
-
-// PutBlob stores the size bytes of r under /cas/SHA256.
+// PutBlob stores the size bytes of r under /cas/SHA256. A blob is named by
+// its bytes: storing it again over a copy (a damaged one) is a repair.
 func (c *Client) PutBlob(ctx context.Context, sha256 string, size int64, r io.Reader) error {
 	u, err := c.url("cas", sha256)
 	if err != nil {
 		return err
 	}
-	return c.put(ctx, u, r, size)
+	_, err = c.put(ctx, u, r, size, false)
+	return err
 }
 
-func (c *Client) put(ctx context.Context, u string, r io.Reader, size int64) error {
+// put sends the size bytes of r to u, with If-None-Match: * when
+// onlyNew is set, and returns the status the server answered (0 when
+// there was no answer) and, for any status but 2xx, an *Error.
+func (c *Client) put(ctx context.Context, u string, r io.Reader, size int64, onlyNew bool) (int, error) {
 	var body io.Reader = http.NoBody
 	if size > 0 {
 		body = io.LimitReader(r, size)
 	}
-	resp, cancel, err := c.do(ctx, http.MethodPut, u, body, size)
+	var header http.Header
+	if onlyNew {
+		header = http.Header{"If-None-Match": {"*"}}
+	}
+	resp, cancel, err := c.do(ctx, http.MethodPut, u, body, size, header)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer cancel()
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return &Error{Op: http.MethodPut, URL: u, Status: resp.StatusCode}
+		return resp.StatusCode, &Error{Op: http.MethodPut, URL: u, Status: resp.StatusCode}
 	}
-	return nil
+	return resp.StatusCode, nil
 }
 
 // NetrcFile is the netrc file credentials are read from: $NETRC, else

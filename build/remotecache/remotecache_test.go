@@ -25,6 +25,7 @@ func sum(b []byte) string {
 }
 
 // store is an in-memory WebDAV-like server: GET, HEAD and PUT on any path.
+// Like nginx's WebDAV module, it ignores If-None-Match on PUT.
 type store struct {
 	mu    sync.Mutex
 	files map[string][]byte
@@ -93,16 +94,17 @@ func TestCheckURL(t *testing.T) {
 	}
 }
 
-// The protocol's paths: BASE/ac/KEY and BASE/cas/SHA256; a missing key is
+// The protocol's paths: BASE/ac/SLOT and BASE/cas/SHA256; a missing key is
 // actioncache.ErrMiss.
 func TestRoundTrip(t *testing.T) {
 	s, srv := newStore(t)
 	c := client(t, Options{URL: srv.URL + "/prefix/"})
 	ctx := context.Background()
 	key := sum([]byte("action"))
+	writer := sum([]byte("writer"))
 	blob := []byte("hello\n")
-	if _, err := c.GetAction(ctx, key); !errors.Is(err, actioncache.ErrMiss) {
-		t.Fatalf("GetAction of a missing key = %v, want ErrMiss", err)
+	if _, err := c.GetRecord(ctx, key, writer); !errors.Is(err, actioncache.ErrMiss) {
+		t.Fatalf("GetRecord of a missing key = %v, want ErrMiss", err)
 	}
 	if has, err := c.HasBlob(ctx, sum(blob)); err != nil || has {
 		t.Fatalf("HasBlob of a missing blob = %v, %v", has, err)
@@ -110,8 +112,11 @@ func TestRoundTrip(t *testing.T) {
 	if err := c.PutBlob(ctx, sum(blob), int64(len(blob)), bytes.NewReader(blob)); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.PutAction(ctx, key, []byte(`{"key":"x"}`)); err != nil {
-		t.Fatal(err)
+	if stored, err := c.PutRecord(ctx, key, writer, []byte(`{"key":"x"}`), false); err != nil || !stored {
+		t.Fatalf("PutRecord = %v, %v", stored, err)
+	}
+	if _, ok := s.files["/prefix/ac/"+Slot(key, writer)]; !ok {
+		t.Errorf("stored %v, want /prefix/ac/%s", s.files, Slot(key, writer))
 	}
 	if _, ok := s.files["/prefix/cas/"+sum(blob)]; !ok {
 		t.Errorf("stored %v, want /prefix/cas/%s", s.files, sum(blob))
@@ -119,9 +124,18 @@ func TestRoundTrip(t *testing.T) {
 	if has, err := c.HasBlob(ctx, sum(blob)); err != nil || !has {
 		t.Fatalf("HasBlob = %v, %v", has, err)
 	}
-	got, err := c.GetAction(ctx, key)
+	got, err := c.GetRecord(ctx, key, writer)
 	if err != nil || string(got) != `{"key":"x"}` {
-		t.Fatalf("GetAction = %q, %v", got, err)
+		t.Fatalf("GetRecord = %q, %v", got, err)
+	}
+	if _, err := c.GetRecord(ctx, key, ""); !errors.Is(err, actioncache.ErrMiss) {
+		t.Errorf("GetRecord under the key itself = %v, want ErrMiss (the record is in its writer's slot)", err)
+	}
+	if _, err := c.PutRecord(ctx, key, "", []byte("x"), false); err == nil {
+		t.Error("PutRecord stored a record under the key itself")
+	}
+	if _, err := c.GetRecord(ctx, key, "ABC"); err == nil {
+		t.Error("GetRecord took a writer that is not a key id")
 	}
 	var b bytes.Buffer
 	if err := c.GetBlob(ctx, sum(blob), int64(len(blob)), &b); err != nil || b.String() != "hello\n" {
@@ -148,8 +162,8 @@ func TestGetBlobStopsPastSize(t *testing.T) {
 	}
 	s.files["/ac/"+h] = bytes.Repeat([]byte("x"), actioncache.MaxEntrySize+1)
 	var e *Error
-	if _, err := c.GetAction(context.Background(), h); !errors.As(err, &e) || !strings.Contains(err.Error(), "larger than") {
-		t.Errorf("GetAction of an oversized record = %v", err)
+	if _, err := c.GetRecord(context.Background(), h, ""); !errors.As(err, &e) || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("GetRecord of an oversized record = %v", err)
 	}
 }
 
@@ -180,10 +194,10 @@ func TestFailuresAreErrors(t *testing.T) {
 			defer srv.Close()
 			c := client(t, Options{URL: srv.URL, Timeout: 200 * time.Millisecond})
 			start := time.Now()
-			_, err := c.GetAction(ctx, key)
+			_, err := c.GetRecord(ctx, key, "")
 			var e *Error
 			if !errors.As(err, &e) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("GetAction = %v, want an *Error with %q", err, tc.want)
+				t.Fatalf("GetRecord = %v, want an *Error with %q", err, tc.want)
 			}
 			if errors.Is(err, actioncache.ErrMiss) {
 				t.Error("a failure reads as a miss")
@@ -203,8 +217,8 @@ func TestFailuresAreErrors(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	srv.Close() // down
 	c := client(t, Options{URL: srv.URL})
-	if _, err := c.GetAction(ctx, key); err == nil || !strings.Contains(err.Error(), "connection refused") {
-		t.Errorf("GetAction of a stopped server = %v", err)
+	if _, err := c.GetRecord(ctx, key, ""); err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("GetRecord of a stopped server = %v", err)
 	}
 }
 
@@ -233,7 +247,7 @@ func TestCredentials(t *testing.T) {
 			tc.o.URL = srv.URL
 			c := client(t, tc.o)
 			s.auth = nil
-			c.GetAction(ctx, key)
+			c.GetRecord(ctx, key, "")
 			if len(s.auth) != 1 || s.auth[0] != tc.want {
 				t.Errorf("Authorization = %q, want %q", s.auth, tc.want)
 			}
@@ -244,5 +258,74 @@ func TestCredentials(t *testing.T) {
 	}
 	if got := NetrcFile(func(k string) string { return map[string]string{"NETRC": "/etc/n"}[k] }, "/home/u"); got != "/etc/n" {
 		t.Errorf("NetrcFile with $NETRC = %q", got)
+	}
+}
+
+// A writer's slot is a sha256 of the action key and the writer, so that
+// servers checking /ac/ names take it; every (key, writer) pair has its
+// own, and the key itself is the slot of no writer.
+func TestSlot(t *testing.T) {
+	k1, k2 := sum([]byte("k1")), sum([]byte("k2"))
+	w1, w2 := sum([]byte("w1")), sum([]byte("w2"))
+	seen := map[string]string{}
+	for _, tc := range []struct{ key, writer string }{{k1, w1}, {k1, w2}, {k2, w1}, {k2, w2}} {
+		s := Slot(tc.key, tc.writer)
+		if len(s) != 64 || strings.Trim(s, "0123456789abcdef") != "" {
+			t.Errorf("Slot(%s, %s) = %q, not 64 lowercase hex digits", tc.key[:8], tc.writer[:8], s)
+		}
+		if prev, ok := seen[s]; ok || s == tc.key || s == tc.writer {
+			t.Errorf("Slot(%s, %s) = %s, the slot of %s too", tc.key[:8], tc.writer[:8], s, prev)
+		}
+		seen[s] = tc.key[:8] + "/" + tc.writer[:8]
+	}
+	// The layout is documented: sha256("mkrelease-action-record/v1" NUL key NUL writer).
+	if want := sum([]byte("mkrelease-action-record/v1\x00" + k1 + "\x00" + w1)); Slot(k1, w1) != want {
+		t.Errorf("Slot = %s, want %s", Slot(k1, w1), want)
+	}
+	if Slot(k1, "") != k1 {
+		t.Errorf("Slot(key, \"\") = %s, want the key", Slot(k1, ""))
+	}
+}
+
+// A writer never replaces a record in its slot: the client asks first
+// (for servers that ignore If-None-Match, nginx among them) and sends
+// If-None-Match: * (for those that hold to it, even against a record
+// stored in between); only replace, a repair, writes over one.
+func TestPutRecordKeepsRecord(t *testing.T) {
+	ctx := context.Background()
+	key, writer := sum([]byte("k")), sum([]byte("w"))
+	s, srv := newStore(t)
+	c := client(t, Options{URL: srv.URL})
+	path := "/ac/" + Slot(key, writer)
+	if stored, err := c.PutRecord(ctx, key, writer, []byte("first"), false); err != nil || !stored {
+		t.Fatalf("PutRecord into an empty slot = %v, %v", stored, err)
+	}
+	if stored, err := c.PutRecord(ctx, key, writer, []byte("second"), false); err != nil || stored {
+		t.Errorf("PutRecord over a record = %v, %v, want kept", stored, err)
+	}
+	if got := string(s.files[path]); got != "first" {
+		t.Errorf("the slot holds %q, want the first record", got)
+	}
+	if stored, err := c.PutRecord(ctx, key, writer, []byte("repaired"), true); err != nil || !stored {
+		t.Errorf("PutRecord with replace = %v, %v", stored, err)
+	}
+	if got := string(s.files[path]); got != "repaired" {
+		t.Errorf("after a repair the slot holds %q", got)
+	}
+	// The PUT of a new record carries If-None-Match: *, and a server
+	// answering 412 (a record stored between the question and the PUT)
+	// keeps its record: no error, nothing stored.
+	var header string
+	racing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodHead {
+			http.NotFound(w, r)
+			return
+		}
+		header = r.Header.Get("If-None-Match")
+		w.WriteHeader(http.StatusPreconditionFailed)
+	}))
+	defer racing.Close()
+	if stored, err := client(t, Options{URL: racing.URL}).PutRecord(ctx, key, writer, []byte("x"), false); err != nil || stored || header != "*" {
+		t.Errorf("PutRecord answered 412 = %v, %v, If-None-Match %q; want kept, no error, \"*\"", stored, err, header)
 	}
 }

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"crypto"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"strings"
@@ -38,6 +41,11 @@ type BuildOptions struct {
 	RemoteCache     string
 	RemoteUpload    bool
 	RemoteUploadSet bool
+	// RemoteWriters are --remote-cache-trusted-writer, trusted besides
+	// [cache] trusted_writers; RemoteVerify is --remote-cache-verify
+	// ([cache] remote_mode = "verify" for this run).
+	RemoteWriters []string
+	RemoteVerify  bool
 }
 
 // NewCmdBuild builds the release.
@@ -55,7 +63,9 @@ a failed build leaves the previous output as it was.`,
   mkrelease build --target linux-x86_64 --out dist-x86
   mkrelease build --no-cache --json
   mkrelease build --target linux-aarch64 --part --out part-linux-aarch64
-  mkrelease build --remote-cache https://cache.example.org/mkrelease --remote-cache-upload=false`,
+  mkrelease build --remote-cache https://cache.example.org/mkrelease --remote-cache-upload=false
+  mkrelease build --remote-cache-trusted-writer keys/ci-cache.pub
+  mkrelease build --no-cache --remote-cache-verify`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.RemoteUploadSet = cmd.Flags().Changed("remote-cache-upload")
@@ -70,6 +80,8 @@ a failed build leaves the previous output as it was.`,
 	cmd.Flags().BoolVar(&opts.NoCache, "no-cache", false, "run every action even when cached")
 	cmd.Flags().BoolVar(&opts.Part, "part", false, "build a part of the release (part.json and a signed part statement instead of the provenance), for mkrelease merge")
 	addRemoteCacheFlags(cmd, &opts.RemoteCache, &opts.RemoteUpload)
+	cmd.Flags().StringArrayVar(&opts.RemoteWriters, "remote-cache-trusted-writer", nil, "take the remote cache's records signed by this PEM public key (repeatable; besides [cache] trusted_writers)")
+	cmd.Flags().BoolVar(&opts.RemoteVerify, "remote-cache-verify", false, "take nothing from the remote cache: run every action and compare its records with what it made ([cache] remote_mode = \"verify\")")
 	cmd.Flags().StringVar(&opts.Key, "key", "", "signing key URI for the provenance (default: [signing] key, else the local development key)")
 	addJSONFlag(cmd, &opts.JSON, &opts.JSONFields, jsonObject,
 		"project", "version", "out", "targets", "sandboxed", "sandbox", "network_isolated", "isolation_note", "actions_total", "actions_run", "actions_cached", "remote_cache", "actions_remote", "actions", "artifacts")
@@ -159,7 +171,7 @@ func (o *BuildOptions) pipelineOptions(ctx context.Context, s *session) (pipelin
 	if err != nil {
 		return pipeline.BuildOptions{}, err
 	}
-	remote, upload, err := remoteCache(o, cfg, log)
+	remote, err := remoteCache(o, cfg, log)
 	if err != nil {
 		return pipeline.BuildOptions{}, err
 	}
@@ -176,7 +188,8 @@ func (o *BuildOptions) pipelineOptions(ctx context.Context, s *session) (pipelin
 		Sandbox: sandboxOptions(o.Factory), Part: o.Part,
 	}
 	if remote != nil {
-		bo.Remote, bo.RemoteUpload = remote, upload
+		remote.Signer = signer // what it uploads is signed with the build's key
+		bo.Remote = remote
 	}
 	return bo, nil
 }
@@ -193,7 +206,7 @@ func (o *BuildOptions) report(bo pipeline.BuildOptions, r *release.Release, comp
 		ActionsTotal: len(compiled.Actions),
 	}
 	if bo.Remote != nil {
-		rep.RemoteCache = bo.Remote.String()
+		rep.RemoteCache = bo.Remote.Cache.String()
 	}
 	if rep.Actions == nil {
 		rep.Actions = []build.ActionRecord{}
@@ -246,22 +259,24 @@ func addRemoteCacheFlags(cmd *cobra.Command, url *string, upload *bool) {
 	cmd.Flags().BoolVar(upload, "remote-cache-upload", true, "upload the actions run here to the remote cache (=false: read only; unset: [cache] remote_upload)")
 }
 
-// remoteCache returns the client of the run's remote action cache (nil
-// when there is none) and whether to upload to it. The URL comes from
-// --remote-cache or [cache] remote; a token from the variable [cache]
-// remote_token_env names, else basic authentication from the netrc file
-// ($NETRC, else ~/.netrc) entry of the URL's host.
-func remoteCache(o *BuildOptions, cfg *config.Config, log *slog.Logger) (*remotecache.Client, bool, error) {
+// remoteCache returns the run's remote action cache (nil when there is
+// none): its client, whether to upload to it, the writers whose records
+// count, and whether it is only checked. The URL comes from --remote-cache
+// or [cache] remote; a token from the variable [cache] remote_token_env
+// names, else basic authentication from the netrc file ($NETRC, else
+// ~/.netrc) entry of the URL's host. The caller sets the signer of
+// uploads.
+func remoteCache(o *BuildOptions, cfg *config.Config, log *slog.Logger) (*build.Remote, error) {
 	u := o.RemoteCache
 	if u != "" {
 		if err := remotecache.CheckURL(u); err != nil {
-			return nil, false, usageErrorf("--remote-cache: %v", err)
+			return nil, usageErrorf("--remote-cache: %v", err)
 		}
 	} else {
 		u = cfg.Cache.Remote
 	}
 	if u == "" {
-		return nil, false, nil
+		return nil, nil
 	}
 	upload := true
 	switch {
@@ -269,6 +284,10 @@ func remoteCache(o *BuildOptions, cfg *config.Config, log *slog.Logger) (*remote
 		upload = o.RemoteUpload
 	case cfg.Cache.RemoteUpload != nil:
 		upload = *cfg.Cache.RemoteUpload
+	}
+	writers, err := trustedWriters(o.RemoteWriters, cfg, log)
+	if err != nil {
+		return nil, err
 	}
 	f := o.Factory
 	opts := remotecache.Options{URL: u, Timeout: cfg.Cache.RemoteTimeout.Duration}
@@ -286,9 +305,40 @@ func remoteCache(o *BuildOptions, cfg *config.Config, log *slog.Logger) (*remote
 	}
 	c, err := remotecache.New(opts)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	return c, upload, nil
+	return &build.Remote{Cache: c, Upload: upload, Writers: writers,
+		Verify: o.RemoteVerify || cfg.Cache.RemoteMode == config.RemoteModeVerify}, nil
+}
+
+// trustedWriters loads the public keys whose records of the remote cache
+// count, in the order their slots are read: [cache] trusted_writers (read
+// beneath the project folder: a link leading out of it is refused, so
+// that a project cannot make its build trust a key from elsewhere), then
+// each --remote-cache-trusted-writer. A listed key file that is missing is
+// skipped with a warning (its writer's records are not taken); one that is
+// not a public key is an error.
+func trustedWriters(flagKeys []string, cfg *config.Config, log *slog.Logger) ([]crypto.PublicKey, error) {
+	var keys []crypto.PublicKey
+	for _, k := range cfg.Cache.TrustedWriters {
+		pub, err := provenance.LoadProjectPublicKey(cfg.Dir, k)
+		if errors.Is(err, fs.ErrNotExist) {
+			log.Warn("trusted writer's key not found; its records of the remote cache are not taken", "key", k, "in", "[cache] trusted_writers")
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: [cache] trusted_writers: %w (list PEM public keys, as mkrelease keygen writes them)", cfg.File, err)
+		}
+		keys = append(keys, pub)
+	}
+	for _, k := range flagKeys {
+		pub, err := provenance.LoadPublicKey(k)
+		if err != nil {
+			return nil, usageErrorf("--remote-cache-trusted-writer %s: %v", k, err)
+		}
+		keys = append(keys, pub)
+	}
+	return keys, nil
 }
 
 // sandboxOptions configures the build steps' sandbox: MKRELEASE_BWRAP names

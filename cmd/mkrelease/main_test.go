@@ -41,6 +41,7 @@ func TestScripts(t *testing.T) {
 			"exits":       cmdExits,
 			"listen":      cmdListen,
 			"nginx":       cmdNginx,
+			"signrecord":  cmdSignRecord,
 			"testkey":     cmdTestKey,
 			"testpublish": cmdTestPublish,
 		},

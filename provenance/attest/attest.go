@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mkrelease/mkrelease/build"
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/build/source"
@@ -42,6 +43,15 @@ import (
 // and why); absent when every part's statement verified.
 const UnsignedPartsParameter = "unsigned_parts"
 
+// RemoteActionsParameter is the internal parameter of a release's
+// provenance that lists the build actions whose outputs came from a remote
+// action cache instead of running in this build, in the order they ran:
+// each one's step, target and action key, the cache's URL, and the key id
+// of the writer whose signed record was taken ("writer"). That includes
+// the actions the local cache served from a remote cache's record an
+// earlier build took. Absent when every action's outputs were built here.
+const RemoteActionsParameter = "remote_cache_actions"
+
 // Stage signs the provenance with Signer; without one it is skipped.
 type Stage struct {
 	Signer provenance.Signer
@@ -55,6 +65,10 @@ type Stage struct {
 	// Sandbox is how the build steps were isolated: the compile stage's
 	// executor's, or a merged release's weakest part's.
 	Sandbox executor.Sandbox
+	// Compiled, when set, is what the compile stage did (it fills it
+	// before this stage runs): the actions a remote cache served are
+	// listed ([RemoteActionsParameter]).
+	Compiled *build.Report
 }
 
 // String names the stage.
@@ -211,9 +225,27 @@ func (s Stage) Provenance(r *release.Release, project pin.Project, started, fini
 			p.InternalParameters[UnsignedPartsParameter] = m.Build.UnsignedParts
 		}
 	}
+	if s.Compiled != nil {
+		if served := remoteActions(s.Compiled.Actions); len(served) > 0 {
+			p.InternalParameters[RemoteActionsParameter] = served
+		}
+	}
 	p.ResolvedDependencies = append(p.ResolvedDependencies, s.Materials...)
 	p.Byproducts = append(p.Byproducts, s.Byproducts...)
 	return p
+}
+
+// remoteActions lists the actions whose outputs a remote cache's record
+// gave, for [RemoteActionsParameter].
+func remoteActions(actions []build.ActionRecord) []map[string]any {
+	var out []map[string]any
+	for _, a := range actions {
+		if a.RemoteWriter == "" && !a.Remote {
+			continue
+		}
+		out = append(out, map[string]any{"step": a.Step, "target": a.Target, "key": a.Key, "cache": a.RemoteCache, "writer": a.RemoteWriter})
+	}
+	return out
 }
 
 // Materials are the inputs manifest.json records, as the provenance's

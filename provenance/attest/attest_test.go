@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mkrelease/mkrelease/build"
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/internal/dist"
@@ -189,6 +190,50 @@ func TestProvenanceMetadataFiles(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("externalParameters.metadata_files_sha256 = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// The provenance lists every action whose outputs a remote cache's record
+// gave, with the writer who signed it: taken in this build, or by an
+// earlier one whose local cache served them now. Actions built here are
+// not listed, and a build with none has no such parameter.
+func TestProvenanceRemoteActions(t *testing.T) {
+	sha := strings.Repeat("6", 64)
+	key1, key2, key3 := strings.Repeat("1", 64), strings.Repeat("2", 64), strings.Repeat("3", 64)
+	writer := strings.Repeat("a", 64)
+	const url = "https://cache.example.org/mk"
+	for _, tc := range []struct {
+		name    string
+		actions []build.ActionRecord
+		want    any
+	}{
+		{"every action built here", []build.ActionRecord{{Step: "s", Target: "t", Key: key1}, {Step: "s", Target: "u", Key: key2, Cached: true, RemoteIgnored: true}}, nil},
+		{"served now and earlier", []build.ActionRecord{
+			{Step: "s", Target: "t", Key: key1, Cached: true, Remote: true, RemoteWriter: writer, RemoteCache: url},
+			{Step: "s", Target: "u", Key: key2},
+			{Step: "r", Target: "u", Key: key3, Cached: true, RemoteWriter: writer, RemoteCache: url},
+		}, []map[string]any{
+			{"step": "s", "target": "t", "key": key1, "cache": url, "writer": writer},
+			{"step": "r", "target": "u", "key": key3, "cache": url, "writer": writer},
+		}},
+		{"no compile stage report", nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &config.Config{Dir: t.TempDir(), SHA256: sha, Project: config.Project{NormalizedName: "demo", Version: "1.0"}}
+			r := &release.Release{Config: c, Lock: &lock.Lock{SHA256: sha}, Targets: []config.Target{{Name: "t"}}}
+			s := Stage{Getenv: func(string) string { return "" }}
+			if tc.actions != nil {
+				s.Compiled = &build.Report{Actions: tc.actions}
+			}
+			p := s.Provenance(r, pin.Project{Name: "demo", Version: "1.0"}, time.Unix(0, 0), time.Unix(1, 0))
+			got, ok := p.InternalParameters[RemoteActionsParameter]
+			if !ok {
+				got = nil
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("internalParameters.%s = %v, want %v", RemoteActionsParameter, got, tc.want)
 			}
 		})
 	}
