@@ -146,21 +146,23 @@ func (b *laneBox) command(ctx context.Context, argv []string, dir string) (*exec
 }
 
 // interpreterScript prints what a virtualenv's python needs of its base
-// installation: the prefixes, and the standard library and shared
-// libpython alone for a prefix that may not be shown whole.
+// installation: the prefixes, and, for a prefix that may not be shown
+// whole, the standard library and the shared libpython by both its names
+// (the link the build names and the file the program loads: without the
+// latter the dynamic linker would load the system's libpython).
 const interpreterScript = `import json, os, sys, sysconfig
 v = sysconfig.get_config_vars()
-lib = os.path.join(v["LIBDIR"], v["LDLIBRARY"]) if v.get("Py_ENABLE_SHARED") and v.get("LIBDIR") and v.get("LDLIBRARY") else ""
+libs = [os.path.join(v["LIBDIR"], v[n]) for n in ("LDLIBRARY", "INSTSONAME") if v.get("Py_ENABLE_SHARED") and v.get("LIBDIR") and v.get(n)]
 print(json.dumps({"prefixes": [sys.base_prefix, sys.base_exec_prefix],
-                  "narrow": [p for p in (sysconfig.get_path("stdlib"), sysconfig.get_path("platstdlib"), lib) if p]}))
+                  "narrow": [p for p in [sysconfig.get_path("stdlib"), sysconfig.get_path("platstdlib")] + libs if p]}))
 `
 
 // interpreterPaths returns the host paths a sandboxed lane must see to
 // run the python of the virtualenv venv, outside the system folders: the
 // prefixes of its base installation (sys.base_prefix), and the files on
 // the way from the virtualenv's python to the program it links to. A
-// prefix that is a folder of protected, or holds one, (Python installed
-// into the home folder itself) is not shown whole: only its standard
+// prefix that is a folder of protected, or holds one (Python installed
+// into the home folder itself), is not shown whole: only its standard
 // library and shared libpython are.
 func interpreterPaths(ctx context.Context, venv string, protected []string) ([]string, error) {
 	python := bundle.VenvPython(venv)
@@ -246,8 +248,9 @@ func outermost(paths []string) []string {
 }
 
 // protectedDirs are the folders a lane's sandbox never shows whole: the
-// user's home (as the system and HOME name it), the project folder and
-// the user's cache folder, each also with its links resolved.
+// user's home (as the system and HOME name it), the project folder, the
+// user's cache folder and the temporary folder (which holds the run's own
+// folders), each also with its links resolved.
 func protectedDirs(getenv func(string) string, project string) []string {
 	var dirs []string
 	add := func(p string) {
@@ -268,6 +271,7 @@ func protectedDirs(getenv func(string) string, project string) []string {
 	if c, err := os.UserCacheDir(); err == nil {
 		add(c)
 	}
+	add(os.TempDir())
 	add(project)
 	return dirs
 }
