@@ -224,7 +224,8 @@ func TestEnvSecrets(t *testing.T) {
 		// Left out: no secret in the name, too short, a number or a version,
 		// an author, no value.
 		"PATH=/usr/bin:/bin", "HOME=/home/alice", "API_TOKEN=short", "KEY_ID=123456789", "SIGNING_KEY_VERSION=1.2.3-45",
-		"GIT_AUTHOR_NAME=Alice Example", "EMPTY_TOKEN=", "NOEQUALS_TOKEN",
+		"GIT_AUTHOR_NAME=Alice Example", "EMPTY_TOKEN=", "NOEQUALS_TOKEN", "PIP_KEYRING_PROVIDER=subprocess",
+		"TOKENIZERS_PARALLELISM=false-ish", "XKB_KEYMAP_FILE=/etc/keymap", "KEYBOARD_LAYOUT=us-intl-altgr",
 	})
 	want := []string{"AWS_SECRET_ACCESS_KEY", "BIG_SECRET", "DB_PASSWD", "GITHUB_TOKEN", "GOOGLE_APPLICATION_CREDENTIALS", "GPG_PASSPHRASE",
 		"MKRELEASE_KEY_PASSWORD", "NPM_AUTH", "TWINE_PASSWORD", "service_api_key"}
@@ -303,6 +304,9 @@ func TestScanJoinsJSONStrings(t *testing.T) {
 		`{"a":"` + gh[:15] + `","b":"` + gh[15:] + `"}`,
 		"text " + gh[:15] + "\n" + gh[15:] + "\n",
 		lines("ok", "case-"+gh[:2], "ok"),
+		// A listing of paths spells another machine's home or temporary
+		// path at each join: those shapes are not looked for across joins.
+		`[{"path":"/home"},{"path":"/lib"},{"path":"/var/tmp"},{"path":"/x"},{"path":"/opt"},{"path":"/cache"}]`,
 	} {
 		if got := scanWith(t, s, in, defaultChunk); len(got) != 0 {
 			t.Errorf("Scan(%q) = %v, want none", in, got)

@@ -20,8 +20,9 @@
 // and the temporary folder (os.TempDir, i.e. $TMPDIR or /tmp), and the
 // secrets of the environment ([EnvSecrets]: the variables whose names
 // hold KEY, TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL or
-// AUTH (not as part of AUTHOR), in any case, and MKRELEASE_KEY_PASSWORD,
-// with a value of at least 8 bytes that is not a number or a version).
+// AUTH in any case, not only as part of AUTHOR, KEYRING, KEYBOARD, KEYMAP
+// or TOKENIZER, and MKRELEASE_KEY_PASSWORD, with a value of at least 8
+// bytes that is not a number or a version).
 // The caller adds the run's private folders to [Private.Folders] with
 // their own placeholders (evidence/runner adds the run's scratch folder,
 // which holds every lane's virtualenv, home, temporary and working
@@ -221,7 +222,10 @@
 //     row before, in key order, and the cells of free pages to the cell
 //     before. Around each join the last and first 2·reach+16 bytes are
 //     kept (reach: the longest a pattern looks, see below); a match that
-//     spans the join is reported, and so is a match across the join in
+//     spans the join is reported (but for the generic shapes of any
+//     machine's home and temporary paths: a listing of paths, "/home"
+//     then "/lib", would spell one at every join; this machine's are
+//     found), and so is a match across the join in
 //     what a run of digits that spans it decodes to (the 16 digits on each
 //     side are decoded first, at every alignment, and the run further out
 //     only when they decode to text there or to a pattern's literal), and

@@ -184,7 +184,7 @@ func (jn *joiner) join(q *joinSeq, t joinTarget) {
 	}
 	q.last = append(q.last[:0], jn.win...)
 	jn.seq, jn.j, jn.desc = q, len(q.tail), t.desc
-	m := jn.sc.m
+	m := jn.sc.joined
 	m.scan(jn.win, max(0, jn.j-m.reach), jn.j, 0, jn.hit)
 	// A value begins text of its own: a match at its first byte is judged
 	// as at the start of an input, whatever the value before it ends with

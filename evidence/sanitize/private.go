@@ -79,10 +79,13 @@ func FromSystem() Private {
 
 // EnvSecrets returns the variables of environ ("NAME=value" entries)
 // whose names say they hold a secret, with their values: names holding
-// KEY, TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL or AUTH
-// (not as part of AUTHOR: GIT_AUTHOR_NAME is none), in any case, and
-// MKRELEASE_KEY_PASSWORD. A value shorter than 8 bytes, or a number or a
-// version, is left out: ordinary text would hold it by chance.
+// KEY, TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL or AUTH, in
+// any case, but not only as part of AUTHOR, KEYRING, KEYBOARD, KEYMAP or
+// TOKENIZER (GIT_AUTHOR_NAME, PIP_KEYRING_PROVIDER=subprocess and
+// TOKENIZERS_PARALLELISM name no secret, and their values are words
+// evidence may hold), and MKRELEASE_KEY_PASSWORD. A value shorter than 8
+// bytes, or a number or a version, is left out: ordinary text would hold
+// it by chance.
 func EnvSecrets(environ []string) map[string]string {
 	out := map[string]string{}
 	for _, kv := range environ {
@@ -96,7 +99,10 @@ func EnvSecrets(environ []string) map[string]string {
 
 // secretName reports the names of variables that hold secrets.
 func secretName(name string) bool {
-	u := strings.ReplaceAll(strings.ToUpper(name), "AUTHOR", "")
+	u := strings.ToUpper(name)
+	for _, w := range []string{"AUTHOR", "KEYRING", "KEYBOARD", "KEYMAP", "TOKENIZER"} {
+		u = strings.ReplaceAll(u, w, "")
+	}
 	if u == "MKRELEASE_KEY_PASSWORD" {
 		return true
 	}

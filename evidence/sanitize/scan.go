@@ -63,8 +63,12 @@ const (
 // It holds no state between calls and may be used by several goroutines
 // at once.
 type Scanner struct {
-	m     *matcher
-	chunk int // bytes read at a time; tests make it tiny
+	m *matcher
+	// joined is m without the generic shapes of any machine's home and
+	// temporary paths, for values joined to their neighbours: a listing
+	// of paths ("/home", then "/lib") would spell one at every join.
+	joined *matcher
+	chunk  int // bytes read at a time; tests make it tiny
 }
 
 // Scanner returns a scanner for the credential patterns, p's private
@@ -72,8 +76,9 @@ type Scanner struct {
 // documentation).
 func (p Private) Scanner() *Scanner {
 	return &Scanner{
-		m:     newMatcher(credentialRules(), secretRules(p.Secrets), p.privateRules(), genericRules()),
-		chunk: defaultChunk,
+		m:      newMatcher(credentialRules(), secretRules(p.Secrets), p.privateRules(), genericRules()),
+		joined: newMatcher(credentialRules(), secretRules(p.Secrets), p.privateRules()),
+		chunk:  defaultChunk,
 	}
 }
 

@@ -146,7 +146,8 @@ func TestSQLiteJoinsRows(t *testing.T) {
 func TestSQLiteClean(t *testing.T) {
 	data := makeDB(t, "CREATE TABLE t (id TEXT PRIMARY KEY, sha TEXT, msg TEXT)",
 		"INSERT INTO t VALUES ('conv2d/fp32/case-0001', '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08', 'ok {venv}/lib/x.py'),"+
-			" ('conv2d/fp32/case-0002', 'n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sF7DwCgg', 'in {tmp}/x and ~/.cache')")
+			" ('conv2d/fp32/case-0002', 'n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sF7DwCgg', 'in {tmp}/x and ~/.cache'),"+
+			" ('conv2d/fp32/case-0003', '/home', '/var/tmp'), ('conv2d/fp32/case-0004', '/lib', '/x')")
 	if fs := scanDB(t, testPrivate().Scanner(), data); len(fs) != 0 {
 		t.Errorf("clean database: %v", fs)
 	}
