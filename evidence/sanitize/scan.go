@@ -243,6 +243,9 @@ type fileScan struct {
 	json *jsonScan // while the content may be JSON
 	head []byte    // the first bytes, for the SQLite header
 	size int64
+	// An SQLite database's pages, and how many were read (each at most
+	// six times: freelist, schema, b-tree, overflow, orphan pass).
+	sqlitePages, sqliteReads int64
 }
 
 func newFileScan(s *Scanner, name string) *fileScan {

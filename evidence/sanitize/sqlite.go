@@ -65,6 +65,8 @@ type sqliteDB struct {
 	ovBuf    []byte
 	hdrBuf   []byte
 	err      error
+	reads    int64 // pages read
+	peeks    int64 // overflow pages read while reading the schema
 	tables   map[int64]*sqliteTable
 	freeTab  sqliteTable
 
@@ -130,6 +132,7 @@ func (fs *fileScan) sqlite(r io.ReaderAt) error {
 			db.orphan(p)
 		}
 	}
+	fs.sqlitePages, fs.sqliteReads = db.nPages, db.reads
 	return db.err
 }
 
@@ -141,6 +144,7 @@ func (db *sqliteDB) valid(p int64) bool { return p >= 1 && p <= db.nPages }
 
 // page reads page p into buf; nil when it cannot be read.
 func (db *sqliteDB) page(p int64, buf []byte) []byte {
+	db.reads++
 	n, err := db.r.ReadAt(buf[:db.pageSize], (p-1)*db.pageSize)
 	if int64(n) < db.pageSize {
 		if err != nil && !errors.Is(err, io.EOF) && db.err == nil {
@@ -330,7 +334,13 @@ func (pr *payloadReader) more() bool {
 	if pr.remain <= 0 || !db.valid(p) || !pr.peek && (has(db.overflow, p) || has(db.btree, p)) {
 		return false
 	}
-	if !pr.peek {
+	if pr.peek {
+		// Every schema row may name the same pages: all of them together
+		// read no more pages than the file has.
+		if db.peeks++; db.peeks > db.nPages {
+			return false
+		}
+	} else {
 		set(db.overflow, p)
 	}
 	pg := db.page(p, db.ovBuf)
