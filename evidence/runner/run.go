@@ -1,7 +1,11 @@
 // Package runner runs a release's verifier lanes against the exact wheels
-// of its bundle, installed offline in disposable virtualenvs, recomputes
-// every aggregate from the raw records, and packs sanitised, checksummed,
-// signed evidence; it also checks evidence (verify, import).
+// of its bundle, installed offline in disposable virtualenvs, each lane
+// sandboxed where the host allows it (bubblewrap on Linux: no network
+// unless the lane declares it, nothing of the host but the system, the
+// interpreter, the virtualenv, the verifier and the lane's own folder; see
+// laneSandbox), recomputes every aggregate from the raw records, and packs
+// sanitised, checksummed, signed evidence; it also checks evidence
+// (verify, import).
 package runner
 
 import (
@@ -53,6 +57,9 @@ type RunOptions struct {
 	Signer provenance.Signer
 	Getenv func(string) string
 	Logger *slog.Logger
+	// Bwrap is the bubblewrap the lanes run sandboxed in (default: bwrap
+	// on PATH); see isolate.go.
+	Bwrap string
 }
 
 // RefusedError is evidence that could not be accepted (a private path or a
@@ -124,12 +131,13 @@ type evidenceRun struct {
 	finished     time.Time        // lanes
 	cases        []evidence.Case  // lanes
 	ms           []evidence.Measurement
-	venvs        []string  // venvs: each lane's virtualenv
-	python       string    // venvs: the interpreter of every virtualenv
-	run          store.Run // records
-	sum          *Summary  // records
-	stage        string    // stage
-	result       *Result   // pack
+	venvs        []string    // venvs: each lane's virtualenv
+	python       string      // venvs: the interpreter of every virtualenv
+	sandbox      laneSandbox // lanes: how the lanes are isolated
+	run          store.Run   // records
+	sum          *Summary    // records
+	stage        string      // stage
+	result       *Result     // pack
 }
 
 // runStage is one step of a verifier run.
@@ -188,10 +196,9 @@ func (r *evidenceRun) prepare(ctx context.Context) error {
 		return err
 	}
 	r.scratch, r.work = scratch, scratch.Path
-	for _, d := range []string{"home", "tmp", "venvs"} {
-		if err := os.MkdirAll(filepath.Join(r.work, d), 0o755); err != nil {
-			return err
-		}
+	// Each lane's own folders (HOME, TMPDIR, ...) are made when it runs.
+	if err := os.MkdirAll(filepath.Join(r.work, "venvs"), 0o755); err != nil {
+		return err
 	}
 	c := r.o.Config
 	r.verifier = filepath.Join(r.work, "verifier")
@@ -273,6 +280,13 @@ func (r *evidenceRun) installVenvs(ctx context.Context) error {
 
 func (r *evidenceRun) runLanes(ctx context.Context) error {
 	o, log, work := r.o, r.log, r.work
+	if len(r.lanes) > 0 {
+		var err error
+		r.sandbox, err = newLaneSandbox(ctx, log, o.Bwrap, r.venvs[0], r.verifier, filepath.Join(work, "etc"), protectedDirs(o.Getenv, o.Config.Dir))
+		if err != nil {
+			return err
+		}
+	}
 	r.started = time.Now().UTC()
 	for i, l := range r.lanes {
 		venv := r.venvs[i]
@@ -280,23 +294,33 @@ func (r *evidenceRun) runLanes(ctx context.Context) error {
 		if o.Getenv != nil {
 			host = o.Getenv("PATH")
 		}
+		// The lane's own folder, the only one it may write: its HOME,
+		// TMPDIR, working folder and cases file.
+		own := filepath.Join(work, "lanes", l.Name)
+		home, tmp := filepath.Join(own, "home"), filepath.Join(own, "tmp")
 		env := laneEnv{
 			vars: map[string]string{
 				"PATH": bundle.VenvBin(venv) + string(os.PathListSeparator) + host, "VIRTUAL_ENV": venv,
-				"HOME": filepath.Join(work, "home"), "TMPDIR": filepath.Join(work, "tmp"),
+				"HOME": home, "TMPDIR": tmp,
 				"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC",
 				"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
 			},
 			expand: map[string]string{"PYTHON": bundle.VenvPython(venv), "VERIFIER": r.verifier},
-			dir:    filepath.Join(work, "run-"+l.Name),
+			dir:    filepath.Join(own, "run"),
 			log:    func(f string, a ...any) { log.Info(fmt.Sprintf(f, a...)) },
+			box:    r.sandbox.lane(l, venv, own, home),
 		}
-		if err := os.MkdirAll(env.dir, 0o755); err != nil {
-			return err
+		for _, d := range []string{home, tmp, env.dir} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
+		}
+		if l.Network && env.box != nil {
+			log.Info("lane keeps the host's network (network = true)", "lane", l.Name)
 		}
 		switch l.Kind {
 		case config.LaneCases:
-			lc, _, err := runCases(ctx, l, env, filepath.Join(work, l.Name+".cases.jsonl"))
+			lc, _, err := runCases(ctx, l, env, filepath.Join(own, "cases.jsonl"))
 			if err != nil {
 				return err
 			}
@@ -326,6 +350,7 @@ func (r *evidenceRun) records(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	run.Isolation = r.sandbox.isolation(r.lanes, r.private)
 	if run.ID, err = randomID(); err != nil {
 		return err
 	}
