@@ -33,6 +33,7 @@ import (
 	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/finding"
 	"github.com/mkrelease/mkrelease/internal/parallel"
+	"github.com/mkrelease/mkrelease/internal/projectfile"
 	"github.com/mkrelease/mkrelease/internal/pyfind"
 	"github.com/mkrelease/mkrelease/internal/treehash"
 	"github.com/mkrelease/mkrelease/internal/workdir"
@@ -203,7 +204,12 @@ func (r *evidenceRun) prepare(ctx context.Context) error {
 	c := r.o.Config
 	r.verifier = filepath.Join(r.work, "verifier")
 	if c.Evidence.Verifier != "" {
-		src := filepath.Join(c.Dir, filepath.FromSlash(c.Evidence.Verifier))
+		// Beneath the project: a symbolic link leading out of it is
+		// refused, naming it (package projectfile).
+		src, err := projectfile.Folder(c.Dir, c.Evidence.Verifier)
+		if err != nil {
+			return fmt.Errorf("evidence: verifier sources (evidence.verifier in %s): %w", c.File, err)
+		}
 		if err := treehash.Copy(ctx, src, r.verifier); err != nil {
 			return fmt.Errorf("evidence: verifier sources: %w", err)
 		}
