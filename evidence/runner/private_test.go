@@ -23,7 +23,7 @@ func TestRunPrivate(t *testing.T) {
 	}
 	const password = "s3cret-release-key-password"
 	t.Setenv("MKRELEASE_KEY_PASSWORD", password)
-	p := runPrivate(work, filepath.Join(work, "verifier"))
+	p := runPrivate(work, filepath.Join(work, "verifier"), nil)
 	realWork, err := filepath.EvalSymlinks(work)
 	if err != nil {
 		t.Fatal(err)
@@ -64,4 +64,27 @@ func scanText(t *testing.T, sc *sanitize.Scanner, text string) []sanitize.Findin
 		t.Fatal(err)
 	}
 	return fs
+}
+
+// TestRunPrivateTakesTheTakenPassword: mkrelease takes the key's password
+// out of its environment when it starts; the run's private values still
+// hold it, through the run's Getenv. Without that Getenv (the control) it
+// is not among them.
+func TestRunPrivateTakesTheTakenPassword(t *testing.T) {
+	const password = "s3cret-taken-password"
+	t.Setenv("MKRELEASE_KEY_PASSWORD", "") // restored after the test
+	os.Unsetenv("MKRELEASE_KEY_PASSWORD")
+	getenv := func(k string) string {
+		if k == "MKRELEASE_KEY_PASSWORD" {
+			return password
+		}
+		return os.Getenv(k)
+	}
+	work := t.TempDir()
+	if p := runPrivate(work, filepath.Join(work, "verifier"), getenv); p.Secrets["MKRELEASE_KEY_PASSWORD"] != password {
+		t.Errorf("the password Getenv answers for is not among the secrets: %v", p.Secrets)
+	}
+	if p := runPrivate(work, filepath.Join(work, "verifier"), nil); p.Secrets["MKRELEASE_KEY_PASSWORD"] != "" {
+		t.Errorf("control: without Getenv the password is among the secrets")
+	}
 }

@@ -219,7 +219,7 @@ func (r *evidenceRun) prepare(ctx context.Context) error {
 		}
 		r.verifierHash = h1Hex(sum.H1)
 	}
-	r.private = runPrivate(r.work, r.verifier)
+	r.private = runPrivate(r.work, r.verifier, r.o.Getenv)
 	return nil
 }
 
@@ -230,8 +230,18 @@ func (r *evidenceRun) prepare(ctx context.Context) error {
 // working folder. Each folder, and the temporary and home folders, also
 // count under the path they resolve to through symbolic links, which a
 // lane's os.getcwd() or realpath prints.
-func runPrivate(work, verifier string) sanitize.Private {
+func runPrivate(work, verifier string, getenv func(string) string) sanitize.Private {
 	p := sanitize.FromSystem()
+	// mkrelease takes its own secrets (the signing key's password) out of
+	// its environment when it starts; getenv still answers for them.
+	if getenv != nil {
+		for k, v := range sanitize.EnvSecrets([]string{provenance.PasswordEnv + "=" + getenv(provenance.PasswordEnv)}) {
+			if p.Secrets == nil {
+				p.Secrets = map[string]string{}
+			}
+			p.Secrets[k] = v
+		}
+	}
 	p.Folders = map[string]string{}
 	resolved := func(path, placeholder string) {
 		if real, err := filepath.EvalSymlinks(path); err == nil && real != filepath.Clean(path) {
