@@ -20,7 +20,7 @@ import (
 )
 
 // The two locks of a bundle are checked to be exactly what mkrelease
-// writes for the bundle's wheels (DESIGN §4): pip reads requirements.txt
+// writes for the bundle's wheels: pip reads requirements.txt
 // with its own rules (lines split at form feeds and Unicode line
 // separators, comments stripped at " #", a trailing backslash joining
 // lines, ${VAR} expanded from the environment, any line starting with "-"

@@ -312,7 +312,7 @@ func TestEmbeddedDefault(t *testing.T) {
 	t.Run("reproducible", func(t *testing.T) {
 		ta, tb := tree(t, filepath.Join(a.dir, "dist")), tree(t, filepath.Join(b.dir, "dist"))
 		// Signed statements carry a signature and run facts: they are the
-		// one thing that is not reproducible (DESIGN §5).
+		// one thing that is not reproducible.
 		for _, m := range []map[string][]byte{ta, tb} {
 			for k := range m {
 				if strings.Contains(k, ".intoto.jsonl") || strings.Contains(k, ".sigstore.json") {

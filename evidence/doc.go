@@ -1,5 +1,5 @@
 // Package evidence holds the raw records verifier lanes produce (cases and
 // crossover measurements) and the names of evidence files; the lane
 // runner, statistics, sanitiser, store and packer live in its
-// sub-packages (DESIGN §7).
+// sub-packages.
 package evidence

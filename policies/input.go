@@ -54,10 +54,10 @@ type Parameters struct {
 	AllowUnsandboxed bool `json:"allow_unsandboxed"`
 }
 
-// DefaultParameters are the thresholds of DESIGN §8: throughput geomean
-// > 1.00, overall ≥ 0.95, every phase ≥ 0.90, every workload ≥ 0.80,
-// robust CV ≤ 10 %, no downgrade, and build steps run in a sandbox
-// (DESIGN §5).
+// DefaultParameters are the default release policy's thresholds:
+// throughput geomean > 1.00, overall ≥ 0.95, every phase ≥ 0.90, every
+// workload ≥ 0.80, robust CV ≤ 10 %, no downgrade, and build steps run in
+// a sandbox.
 func DefaultParameters() Parameters {
 	return Parameters{
 		MinThroughputGeomean: 1.0,
@@ -130,7 +130,7 @@ type Sandbox struct {
 	// counts as not isolated.
 	Recorded bool `json:"recorded"`
 	// Isolated says every step ran in the sandbox (own user, mount, PID,
-	// IPC, UTS and network namespaces; DESIGN §5).
+	// IPC, UTS and network namespaces).
 	Isolated bool `json:"isolated"`
 	// Name is the sandbox and its version ("bubblewrap 0.8.0").
 	Name string `json:"sandbox"`
@@ -225,7 +225,7 @@ type FailingCase struct {
 	Status string `json:"status"`
 }
 
-// Crossover is the boards of a crossover lane (DESIGN §7).
+// Crossover is the boards of a crossover lane.
 type Crossover struct {
 	Overall   Board      `json:"overall"`
 	Phases    []Board    `json:"phases"`

@@ -38,7 +38,7 @@ func (m Module) SHA256() string {
 }
 
 // Defaults returns the default policies, by name: package
-// mkrelease.release (the deny rules of DESIGN §8) and package mkrelease.lib
+// mkrelease.release (the deny rules of the release policy) and package mkrelease.lib
 // (their helpers and the input's JSON schema). Their names are
 // "default/NAME.rego", their path in this package's folder.
 func Defaults() []Module {

@@ -1,5 +1,5 @@
 // Package publish is the release gate: it verifies everything a release
-// folder holds, builds the policy input (DESIGN §8), evaluates the release
+// folder holds, builds the policy input, evaluates the release
 // policies, and only when they allow it signs a SLSA verification summary
 // and publishes the release atomically into a channel (package channel).
 //

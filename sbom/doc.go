@@ -1,5 +1,5 @@
 // Package sbom writes and reads the software bill of materials of a release
-// (DESIGN §4–6) as SPDX 2.3 JSON and as CycloneDX 1.6 JSON: one model per
+// as SPDX 2.3 JSON and as CycloneDX 1.6 JSON: one model per
 // [Release] ([Build] checks it once into a [BOM]), two encoders
 // ([BOM.SPDX], [BOM.CycloneDX]), each a pure function of the input, valid
 // against its official JSON schema and carrying the NTIA minimum elements
@@ -68,7 +68,7 @@
 //     type ARCHIVE with SHA1 and SHA256.
 //
 // Packages never nest files (the schema has no "files" inside a package);
-// containment is expressed with CONTAINS relationships (§11, DESIGN §11).
+// containment is expressed with CONTAINS relationships (§11).
 //
 // # Relationships
 //

@@ -168,7 +168,7 @@ type Evidence struct {
 	Lanes     []Lane   `toml:"lane"`
 }
 
-// Policy configures the publish gate (DESIGN §8). Unset thresholds take
+// Policy configures the publish gate. Unset thresholds take
 // the defaults of package policies.
 type Policy struct {
 	// Files are further Rego v1 policy files evaluated with the defaults.

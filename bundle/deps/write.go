@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Bundle folders of the two kinds of wheels (DESIGN §4).
+// Bundle folders of the two kinds of wheels.
 const (
 	// OwnDir holds the release's own wheels in a bundle.
 	OwnDir = "wheels"

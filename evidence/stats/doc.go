@@ -1,10 +1,10 @@
 // Package stats recomputes the aggregates of a verifier run from its raw
-// records (DESIGN §7): per-worker step statistics, the per-workload
+// records: per-worker step statistics, the per-workload
 // crossover ratio, the geometric-mean boards with their 95 % intervals and
 // the case counts. Nothing here reads a lane's own summary; every number is
 // derived from [evidence.Measurement] and [evidence.Case] values, and the
 // results carry JSON tags so they can go into the evidence and into the
-// policy input (DESIGN §8) unchanged.
+// policy input unchanged.
 //
 // # Per worker
 //
@@ -35,9 +35,8 @@
 //
 //	r = sqrt(T_R1 · T_R2) / sqrt(T_C1 · T_C2)
 //
-// a ratio of times, so r > 1 means the candidate is faster. (DESIGN §7
-// writes the fraction the other way up but fixes the meaning "r > 1: the
-// candidate is faster"; this is the fraction with that meaning.) If the
+// a ratio of times, so r > 1 means the candidate is faster (the README's
+// "Verifier evidence" states the same meaning). If the
 // machine drifts linearly, T_k = a + k·d for k = 0..3 in slot order, then
 //
 //	r² = (a+d)(a+2d) / (a(a+3d)) = 1 + 2ε²/(1+3ε),   ε = d/a,

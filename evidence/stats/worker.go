@@ -7,7 +7,7 @@ import (
 )
 
 // DefaultWarmups is the number of leading steps of a worker that are
-// warm-ups and are dropped before any statistic is taken (DESIGN §7).
+// warm-ups and are dropped before any statistic is taken.
 const DefaultWarmups = 3
 
 // madScale makes the median absolute deviation a consistent estimator of

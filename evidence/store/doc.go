@@ -1,7 +1,7 @@
 // Package store keeps the raw records of one verifier run in a single SQLite
 // file beside the JSONL files the lanes wrote, and checks the two against
-// each other (DESIGN §7: "the SQLite store passes PRAGMA integrity_check and
-// agrees with the JSONL files row for row").
+// each other (the rule: the SQLite store passes PRAGMA integrity_check and
+// agrees with the JSONL files row for row).
 //
 // [Write] builds the database in memory and puts it in place atomically
 // (temporary name, fsync, rename); the same records give the same bytes

@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// Run identifies a verifier run: the run identity of DESIGN §7. The evidence
+// Run identifies a verifier run: its run identity (README, "Verifier evidence"). The evidence
 // is valid only for exactly these wheel digests, native libraries, verifier
 // sources, interpreter and installed distributions.
 //
