@@ -16,8 +16,12 @@ import (
 	"time"
 )
 
-// walkthroughHeading is the README section whose marked blocks
-// TestReadmeWalkthrough runs.
+// walkthroughFile is the manual page, relative to the repository root,
+// that holds the walkthrough TestWalkthrough runs.
+const walkthroughFile = "docs/getting-started.md"
+
+// walkthroughHeading is the section of walkthroughFile whose marked blocks
+// TestWalkthrough runs.
 const walkthroughHeading = "## Release your own project"
 
 // walkthroughInfo is the info string of a fenced block the walkthrough
@@ -25,13 +29,14 @@ const walkthroughHeading = "## Release your own project"
 const walkthroughInfo = "sh walkthrough"
 
 // walkthroughBlocks returns, in order, the bodies of the fenced blocks
-// marked walkthroughInfo in the section of the Markdown readme headed
+// marked walkthroughInfo in the section of the Markdown page headed
 // exactly heading (it ends at the next heading of level one or two). It
-// refuses a README the test would read wrongly: the heading missing or
+// refuses a page the test would read wrongly: the heading missing or
 // twice, no marked block, a marked block outside the section, a marker
-// spelt otherwise ("```bash walkthrough"), or a fence left open.
-func walkthroughBlocks(readme, heading string) ([]string, error) {
-	lines := strings.Split(strings.ReplaceAll(readme, "\r\n", "\n"), "\n")
+// spelt otherwise ("```bash walkthrough"), or a fence left open. Errors
+// name the place as walkthroughFile:LINE.
+func walkthroughBlocks(page, heading string) ([]string, error) {
+	lines := strings.Split(strings.ReplaceAll(page, "\r\n", "\n"), "\n")
 	var (
 		blocks             []string
 		inSection, seen    bool
@@ -63,10 +68,10 @@ func walkthroughBlocks(readme, heading string) ([]string, error) {
 			fields := strings.Fields(info)
 			if strings.Contains(info, "walkthrough") {
 				if strings.Join(fields, " ") != walkthroughInfo {
-					return nil, fmt.Errorf("README.md:%d: fence info %q: a walkthrough block is marked exactly %q", n, info, walkthroughInfo)
+					return nil, fmt.Errorf("%s:%d: fence info %q: a walkthrough block is marked exactly %q", walkthroughFile, n, info, walkthroughInfo)
 				}
 				if !inSection {
-					return nil, fmt.Errorf("README.md:%d: a %q block outside %q would not run: move it into the section or unmark it", n, walkthroughInfo, heading)
+					return nil, fmt.Errorf("%s:%d: a %q block outside %q would not run: move it into the section or unmark it", walkthroughFile, n, walkthroughInfo, heading)
 				}
 				marked = true
 				count++
@@ -76,7 +81,7 @@ func walkthroughBlocks(readme, heading string) ([]string, error) {
 		if strings.HasPrefix(line, "# ") || strings.HasPrefix(line, "## ") {
 			if strings.TrimRight(line, " ") == heading {
 				if seen {
-					return nil, fmt.Errorf("README.md:%d: %q again (first at line %d): the walkthrough must be one section", n, heading, sectionLine)
+					return nil, fmt.Errorf("%s:%d: %q again (first at line %d): the walkthrough must be one section", walkthroughFile, n, heading, sectionLine)
 				}
 				seen, inSection, sectionLine = true, true, n
 			} else {
@@ -85,23 +90,23 @@ func walkthroughBlocks(readme, heading string) ([]string, error) {
 		}
 	}
 	if fenceLine != 0 {
-		return nil, fmt.Errorf("README.md:%d: fenced block never closed", fenceLine)
+		return nil, fmt.Errorf("%s:%d: fenced block never closed", walkthroughFile, fenceLine)
 	}
 	if !seen {
-		return nil, fmt.Errorf("README.md: no section headed %q", heading)
+		return nil, fmt.Errorf("%s: no section headed %q", walkthroughFile, heading)
 	}
 	if count == 0 {
-		return nil, fmt.Errorf("README.md:%d: section %q has no %q block", sectionLine, heading, walkthroughInfo)
+		return nil, fmt.Errorf("%s:%d: section %q has no %q block", walkthroughFile, sectionLine, heading, walkthroughInfo)
 	}
 	return blocks, nil
 }
 
 func TestWalkthroughBlocks(t *testing.T) {
-	const head = "# tool\n\n## Release your own project\n\ntext\n\n"
+	const head = "# Getting started\n\n## Release your own project\n\ntext\n\n"
 	tests := []struct {
-		name, readme string
-		want         []string
-		err          string
+		name, page string
+		want       []string
+		err        string
 	}{
 		{"blocks in order, others left out",
 			head + "```sh walkthrough\na\nb\n```\n\n```text\nout\n```\n\n```sh\nnot run\n```\n\n```sh walkthrough\nc\n```\n\n## Next\n\n```sh\nd\n```\n",
@@ -113,17 +118,17 @@ func TestWalkthroughBlocks(t *testing.T) {
 			[]string{"x\n"}, ""},
 		{"a subsection stays in the section", head + "### Step\n\n```sh walkthrough\ny\n```\n",
 			[]string{"y\n"}, ""},
-		{"no section", "# tool\n\n```sh walkthrough\nx\n```\n", nil, "outside"},
-		{"no section at all", "# tool\n", nil, "no section headed"},
+		{"no section", "# Getting started\n\n```sh walkthrough\nx\n```\n", nil, "outside"},
+		{"no section at all", "# Getting started\n", nil, "docs/getting-started.md: no section headed"},
 		{"section without blocks", head + "```sh\nx\n```\n", nil, "has no"},
 		{"marker spelt otherwise", head + "```bash walkthrough\nx\n```\n", nil, "marked exactly"},
-		{"marked block after the section", head + "```sh walkthrough\nx\n```\n## Other\n```sh walkthrough\ny\n```\n", nil, "README.md:11: a \"sh walkthrough\" block outside"},
+		{"marked block after the section", head + "```sh walkthrough\nx\n```\n## Other\n```sh walkthrough\ny\n```\n", nil, "docs/getting-started.md:11: a \"sh walkthrough\" block outside"},
 		{"section twice", head + "```sh walkthrough\nx\n```\n## Release your own project\n", nil, "again (first at line 3)"},
-		{"fence left open", head + "```sh walkthrough\nx\n", nil, "README.md:7: fenced block never closed"},
+		{"fence left open", head + "```sh walkthrough\nx\n", nil, "docs/getting-started.md:7: fenced block never closed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := walkthroughBlocks(tt.readme, walkthroughHeading)
+			got, err := walkthroughBlocks(tt.page, walkthroughHeading)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.err)
@@ -140,12 +145,12 @@ func TestWalkthroughBlocks(t *testing.T) {
 	}
 }
 
-// walkthroughScript reads the README of the checkout and joins its
+// walkthroughScript reads walkthroughFile of the checkout and joins its
 // walkthrough blocks into one script, each block announced by a `:` line
 // that bash -x traces.
 func walkthroughScript(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	b, err := os.ReadFile(filepath.Join(repoRoot, filepath.FromSlash(walkthroughFile)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,27 +160,27 @@ func walkthroughScript(t *testing.T) string {
 	}
 	var s strings.Builder
 	for i, blk := range blocks {
-		fmt.Fprintf(&s, ": README walkthrough block %d\n%s", i+1, blk)
+		fmt.Fprintf(&s, ": %s walkthrough block %d\n%s", walkthroughFile, i+1, blk)
 	}
 	return s.String()
 }
 
 // walkthroughSteps are the commands the issue's walkthrough runs, in its
-// order; each must start a line of the README's script.
+// order; each must start a line of the walkthrough's script.
 var walkthroughSteps = []string{
 	"git init", "mkrelease init", "sed -i", "mkrelease lock", "git add -A && git commit",
 	"mkrelease build", "mkrelease install dist/greet-0.1.0-linux-x86_64.tar.gz",
 	"mkrelease evidence run", "mkrelease publish", "mkrelease verify published", "git status --short",
 }
 
-// TestReadmeWalkthroughSteps checks, without running it, that the README's
-// walkthrough makes every step of the issue, in order, so that a step
-// dropped from the README fails here and not only as a missing file later.
-func TestReadmeWalkthroughSteps(t *testing.T) {
+// TestWalkthroughSteps checks, without running it, that the walkthrough in
+// walkthroughFile makes every step of the issue, in order, so that a step
+// dropped from the page fails here and not only as a missing file later.
+func TestWalkthroughSteps(t *testing.T) {
 	if err := stepsInOrder(walkthroughScript(t), walkthroughSteps); err != nil {
 		t.Error(err)
 	}
-	// a README that lost a step, or swapped two, is refused
+	// a walkthrough that lost a step, or swapped two, is refused
 	script := walkthroughScript(t)
 	for _, broken := range []string{
 		strings.Replace(script, "mkrelease lock", "true", 1),
@@ -202,7 +207,7 @@ func stepsInOrder(script string, steps []string) error {
 			}
 		}
 		if !found {
-			return fmt.Errorf("the README walkthrough has no %q after the steps before it (%s)", step, strings.Join(steps, ", "))
+			return fmt.Errorf("the walkthrough in %s has no %q after the steps before it (%s)", walkthroughFile, step, strings.Join(steps, ", "))
 		}
 	}
 	return nil
@@ -247,11 +252,11 @@ func TestWalkthroughRunnerStops(t *testing.T) {
 	}
 }
 
-// TestReadmeWalkthrough follows the README's "Release your own project"
-// as written: it runs the section's marked blocks, in order, in one bash -e
+// TestWalkthrough follows "Release your own project" in walkthroughFile as
+// written: it runs the section's marked blocks, in order, in one bash -e
 // session in an empty folder, with the mkrelease under test on PATH, and
 // checks what each step says it produces.
-func TestReadmeWalkthrough(t *testing.T) {
+func TestWalkthrough(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds, installs, gathers evidence and publishes a C library")
 	}
@@ -294,7 +299,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 	}
 	t.Logf("the walkthrough ran in %s", time.Since(start).Round(time.Second))
 
-	// what the README says the steps print: init's detection (2), lock
+	// what the page says the steps print: init's detection (2), lock
 	// after the edits (3), the greeting of the installed package (5), and
 	// the evidence's lanes (6)
 	for _, line := range []string{
@@ -324,7 +329,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 	// 4: the pair: the binding is pure Python, the native wheel manylinux
 	dist := filepath.Join(proj, "dist")
 	binding := filepath.Join(dist, "greet-0.1.0-py3-none-any.whl")
-	// the name the README shows: libgreet.so imports snprintf, whose
+	// the name the page shows: libgreet.so imports snprintf, whose
 	// symbol version is older than glibc 2.17, the manylinux floor
 	natives := []string{filepath.Join(dist, "greet_native-0.1.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl")}
 	if _, err := os.Stat(natives[0]); err != nil {
@@ -354,7 +359,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 	}
 
 	// 7: the channel holds the release, and verifies (here too, not only
-	// in the README's own command)
+	// in the page's own command)
 	rel := filepath.Join(proj, "published", "releases", "0.1.0")
 	for _, f := range []string{filepath.Base(binding), filepath.Base(natives[0]), "greet-0.1.0-linux-x86_64.tar.gz",
 		"greet-0.1.0-verifier-evidence-linux-x86_64.tar.gz", "greet-0.1.0.vsa.intoto.jsonl"} {
@@ -365,7 +370,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 	r := run{dir: proj, env: env[1:], umask: "022"}
 	r.mustMkrelease(t, "verify", "published")
 
-	// git shows nothing of what mkrelease wrote: the README says `git
+	// git shows nothing of what mkrelease wrote: the page says `git
 	// status --short` prints nothing
 	cmd := exec.Command("git", "status", "--porcelain", "--untracked-files=all", "--ignored=no")
 	cmd.Dir, cmd.Env = proj, env
@@ -414,15 +419,15 @@ func FuzzWalkthroughBlocks(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, readme string) {
-		blocks, err := walkthroughBlocks(readme, walkthroughHeading)
+	f.Fuzz(func(t *testing.T, page string) {
+		blocks, err := walkthroughBlocks(page, walkthroughHeading)
 		if err != nil {
 			if blocks != nil {
 				t.Errorf("blocks %q with error %v", blocks, err)
 			}
 			return
 		}
-		in := strings.ReplaceAll(readme, "\r\n", "\n")
+		in := strings.ReplaceAll(page, "\r\n", "\n")
 		for _, b := range blocks {
 			if !strings.Contains(in, b) && b != "\n" {
 				t.Errorf("block %q is not in the input", b)
