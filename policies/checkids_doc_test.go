@@ -1,0 +1,251 @@
+package policies
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// troubleshootingPage lists, with its cause and remedy, every check ID a
+// refusal can carry.
+const troubleshootingPage = "../docs/troubleshooting.md"
+
+// checkIDFamily is one family of check IDs: where the code declares them,
+// and the section of troubleshootingPage (its "## " heading) that must
+// list exactly them.
+type checkIDFamily struct {
+	section string
+	ids     func(t *testing.T) []string
+}
+
+// checkIDFamilies are every family of check IDs mkrelease reports. The
+// rule IDs of the default policies come from their registry
+// ([DefaultRules]), the rule constants and the deny messages of the Rego
+// modules; the checkers' IDs have no registry, so they are read from the
+// Go sources: the string constants named Check…, Rule… or Step… that a
+// finding or a refusal carries, and the check names package audit passes
+// as literals to the calls that record a check.
+var checkIDFamilies = []checkIDFamily{
+	{"The release policies", policyRuleIDs},
+	{"The channel's refusals", constIDs("../channel", "Rule")},
+	{"Channel checks", constIDs("../channel", "Check")},
+	{"Verify checks", auditCheckIDs},
+	{"Provenance verification steps", constIDs("../provenance", "Step")},
+	{"Wheel checks", constIDs("../wheel", "Check")},
+	{"Bundle checks", constIDs("../bundle", "Check")},
+	{"Part checks", constIDs("../part", "Check")},
+	{"Evidence checks", constIDs("../evidence/runner", "Check")},
+}
+
+// TestCheckIDsDocumented fails when the code has a check ID that
+// docs/troubleshooting.md does not list in the section of its family, and
+// when the page lists an ID there that the code does not have. An ID is
+// listed as a heading ("### `evidence.noise`") or as the first cell of a
+// table row ("| `record-hash` | … |").
+func TestCheckIDsDocumented(t *testing.T) {
+	page, err := os.ReadFile(troubleshootingPage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := documentedIDs(string(page))
+	for _, fam := range checkIDFamilies {
+		t.Run(fam.section, func(t *testing.T) {
+			code := fam.ids(t)
+			if len(code) == 0 {
+				t.Fatalf("found no check IDs in the code for this family: the test no longer reads where they are declared")
+			}
+			doc, ok := listed[fam.section]
+			if !ok {
+				t.Fatalf("%s has no section %q", troubleshootingPage, "## "+fam.section)
+			}
+			for _, id := range code {
+				if !slices.Contains(doc, id) {
+					t.Errorf("check ID %q is not in %s under %q: add it with its cause and remedy", id, troubleshootingPage, "## "+fam.section)
+				}
+			}
+			for _, id := range doc {
+				if !slices.Contains(code, id) {
+					t.Errorf("%s lists check ID %q under %q, which the code does not have: remove it, or name the ID the code reports", troubleshootingPage, id, "## "+fam.section)
+				}
+			}
+		})
+	}
+}
+
+var (
+	idHeading  = regexp.MustCompile("^#{3,4} `([^`]+)`$")
+	idTableRow = regexp.MustCompile("^\\| `([^`]+)` \\|")
+)
+
+// documentedIDs returns the IDs page lists, by the "## " section they are
+// in.
+func documentedIDs(page string) map[string][]string {
+	out := map[string][]string{}
+	section := ""
+	fenced := false
+	for line := range strings.SplitSeq(page, "\n") {
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced {
+			continue
+		}
+		if s, ok := strings.CutPrefix(line, "## "); ok {
+			section = strings.TrimSpace(s)
+			out[section] = []string{}
+			continue
+		}
+		m := idHeading.FindStringSubmatch(line)
+		if m == nil {
+			m = idTableRow.FindStringSubmatch(line)
+		}
+		if m != nil && section != "" {
+			out[section] = append(out[section], m[1])
+		}
+	}
+	return out
+}
+
+// regoRuleID is the rule ID a deny message of a Rego module starts with.
+var regoRuleID = regexp.MustCompile(`"\[([a-z_]+\.[a-z_]+)\] `)
+
+// policyRuleIDs are the rule IDs of the default policies: the registry,
+// every Rule constant of this package, and every ID a deny message of
+// default/*.rego starts with.
+func policyRuleIDs(t *testing.T) []string {
+	ids := DefaultRules()
+	ids = append(ids, constIDs(".", "Rule")(t)...)
+	files, err := filepath.Glob("default/*.rego")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no default policies in default/: %v", err)
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regoRuleID.FindAllStringSubmatch(string(src), -1) {
+			ids = append(ids, m[1])
+		}
+	}
+	return unique(ids)
+}
+
+// constIDs returns the string constants of the package in dir (its
+// non-test Go files) whose names are prefix followed by an upper-case
+// letter: CheckRecordHash, RuleDowngrade, StepSubjects (not
+// CheckpointFormat).
+func constIDs(dir, prefix string) func(t *testing.T) []string {
+	name := regexp.MustCompile("^" + prefix + "[A-Z]")
+	return func(t *testing.T) []string {
+		var ids []string
+		for _, f := range parseDir(t, dir) {
+			for _, d := range f.Decls {
+				gd, ok := d.(*ast.GenDecl)
+				if !ok || gd.Tok != token.CONST {
+					continue
+				}
+				for _, spec := range gd.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, n := range vs.Names {
+						if !name.MatchString(n.Name) || i >= len(vs.Values) {
+							continue
+						}
+						if s, ok := stringLit(vs.Values[i]); ok {
+							ids = append(ids, s)
+						}
+					}
+				}
+			}
+		}
+		return unique(ids)
+	}
+}
+
+// auditCheckIDs returns the check names package audit records: the
+// first argument of every call of the item's check method (it.check) and
+// of checkProvenance's fail, when it is a string literal. A name built as
+// a literal plus a version ("vsa "+ver) is listed as "vsa VERSION". Calls
+// whose name is not a literal pass on another checker's IDs (a wheel's, a
+// bundle's, evidence's), which their own families list.
+func auditCheckIDs(t *testing.T) []string {
+	var ids []string
+	for _, f := range parseDir(t, "../audit") {
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) == 0 {
+				return true
+			}
+			switch fun := call.Fun.(type) {
+			case *ast.SelectorExpr:
+				if fun.Sel.Name != "check" {
+					return true
+				}
+			case *ast.Ident:
+				if fun.Name != "fail" {
+					return true
+				}
+			default:
+				return true
+			}
+			switch arg := call.Args[0].(type) {
+			case *ast.BasicLit:
+				if s, ok := stringLit(arg); ok {
+					ids = append(ids, s)
+				}
+			case *ast.BinaryExpr:
+				if s, ok := stringLit(arg.X); ok && arg.Op == token.ADD {
+					ids = append(ids, s+"VERSION")
+				}
+			}
+			return true
+		})
+	}
+	return unique(ids)
+}
+
+// parseDir parses the non-test Go files of the package in dir.
+func parseDir(t *testing.T, dir string) []*ast.File {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no Go files in %s: %v", dir, err)
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, n := range names {
+		if strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, n, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
+// stringLit returns the value of e when it is a string literal.
+func stringLit(e ast.Expr) (string, bool) {
+	lit, ok := e.(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		return "", false
+	}
+	s, err := strconv.Unquote(lit.Value)
+	return s, err == nil
+}
+
+func unique(ids []string) []string {
+	sort.Strings(ids)
+	return slices.Compact(ids)
+}
