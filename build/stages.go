@@ -11,7 +11,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -392,13 +391,17 @@ func register(r *release.Release, target, step string, e *actioncache.Entry) {
 }
 
 // checkOutputs makes sure the step wrote exactly its declared outputs, as
-// regular files.
+// regular files. Its errors list a bounded number of file names however
+// many the step wrote: undeclared ones up to maxListed, and for a missing
+// output the files written nearest to its name (missingOutputsError).
 func checkOutputs(out string, step config.Step) error {
 	declared := map[string]bool{}
 	for _, o := range step.Outputs {
 		declared[path.Clean(o)] = true
 	}
+	outputs := slices.Sorted(maps.Keys(declared))
 	var extra []string
+	extras := 0
 	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -414,7 +417,10 @@ func checkOutputs(out string, step config.Step) error {
 		if declared[rel] {
 			delete(declared, rel)
 		} else {
-			extra = append(extra, rel)
+			extras++
+			if len(extra) < maxListed {
+				extra = append(extra, rel)
+			}
 		}
 		return nil
 	})
@@ -422,15 +428,10 @@ func checkOutputs(out string, step config.Step) error {
 		return err
 	}
 	if len(declared) > 0 {
-		var missing []string
-		for k := range declared {
-			missing = append(missing, k)
-		}
-		sort.Strings(missing)
-		return fmt.Errorf("declared output(s) not written to $MKRELEASE_OUT: %s", strings.Join(missing, ", "))
+		return missingOutputsError(out, slices.Sorted(maps.Keys(declared)), outputs)
 	}
 	if len(extra) > 0 {
-		return fmt.Errorf("wrote undeclared output(s): %s (declare them in `outputs` or write them elsewhere)", strings.Join(extra, ", "))
+		return fmt.Errorf("wrote undeclared output(s): %s (declare them in `outputs` or write them elsewhere)", listed(extra, extras))
 	}
 	return nil
 }
