@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/mkrelease/mkrelease/internal/testnginx"
+	"github.com/mkrelease/mkrelease/internal/testpart"
 )
 
 // mkrelease is the binary under test, and hookedMkrelease the same built
@@ -255,35 +256,44 @@ func wheelName(dist, target string) string {
 	return dist + "-0.3.0-py3-none-" + targetNamed(target).tag + ".whl"
 }
 
-// TestEmbeddedDefault builds the vexl backend twice from scratch, in two
-// folders (each with zig in its own folder), as two users with different
-// time zones, umasks, locales and homes: the outputs, the ELF, Mach-O and
-// PE binaries of all four targets among them, must be identical to the
-// byte. Then it checks what was built: the binaries of every target with
-// `file`, `readelf` and debug/macho and debug/pe, the x86_64 ones running
-// under both profiles, a second build running no action, a build of x86_64
-// alone writing that target's files byte for byte as the full build did,
-// and a damaged cache entry being rebuilt. These two are the package's
-// only builds that compile the four targets (about 3 minutes each here):
-// the release built on many machines is served from the remote cache the
-// second one filled, and reproduce uses the second one's cache.
+// TestEmbeddedDefault builds the vexl backend from scratch, runs the
+// README's main command on it and checks what was built: the binaries of
+// every target with `file`, `readelf` and debug/macho and debug/pe, the
+// x86_64 ones running under both profiles, the wheels, bundles and
+// provenance, the evidence and the published channel, a release built on
+// many machines, a second build running no action, a build of x86_64 alone
+// writing that target's files byte for byte as the full build did, and a
+// damaged cache entry being rebuilt.
+//
+// The default part of the suite builds once and gathers the evidence with
+// a short throughput lane ([shortThroughput]). The whole suite
+// (testpart.Full) builds a second time from scratch, in another folder
+// with zig in its own folder, as another user with another time zone,
+// umask, locale and home: the outputs of the two builds, the ELF, Mach-O
+// and PE binaries of all four targets among them, must be identical to the
+// byte; reproduce rebuilds from the first build's recorded inputs on the
+// second's cache; evidence moves from one to the other; and the release
+// runs the full throughput lane. These are the package's only builds that
+// compile the four targets (about 3 minutes each here): the release built
+// on many machines is served from the remote cache the first one filled.
 func TestEmbeddedDefault(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the backend for four targets twice")
+		t.Skip("builds the backend for four targets")
 	}
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skip("the embedded default builds on linux/amd64")
 	}
+	full := testpart.Full()
 	a := run{dir: project(t, t.TempDir()), umask: "022"}
 	a.env = []string{"HOME=" + t.TempDir(), "TZ=UTC", "LANG=C.UTF-8", "MKRELEASE_CACHE=" + filepath.Join(a.dir, "..", "cache")}
-	b := run{dir: project(t, t.TempDir()), umask: "077"}
-	ownToolchains(t, b.dir)
-	b.env = []string{"HOME=" + t.TempDir(), "TZ=Pacific/Kiritimati", "LANG=de_DE.UTF-8", "LC_ALL=de_DE.UTF-8", "MKRELEASE_CACHE=" + filepath.Join(b.dir, "..", "cache")}
+	if !full {
+		shortThroughput(t, a.dir)
+	}
 
-	// b's build fills a remote action cache (nginx) as it runs every
+	// a's build fills a remote action cache (nginx) as it runs every
 	// action: the matrix legs below, each on an empty local cache, are
 	// served from it as a release workflow's legs are, instead of
-	// compiling the four targets a third time.
+	// compiling the four targets again.
 	var remote *testnginx.Server
 	if testnginx.Installed() {
 		var err error
@@ -292,56 +302,27 @@ func TestEmbeddedDefault(t *testing.T) {
 		}
 		defer remote.Stop()
 	}
-	outA := a.mustMkrelease(t, "build")
+	var outA string
 	if remote != nil {
-		out := b.mustMkrelease(t, "build", "--remote-cache", remote.CacheURL, "--json")
-		var rep struct {
-			Run   int `json:"actions_run"`
-			Total int `json:"actions_total"`
-		}
-		if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Run != 9 || rep.Total != 9 {
-			t.Fatalf("b's build on an empty local cache and an empty remote cache: %+v %v, want its 9 actions run\n%s", rep, err, out)
+		outA = a.mustMkrelease(t, "build", "--remote-cache", remote.CacheURL)
+		if !strings.Contains(outA, "9 actions (9 ran") {
+			t.Fatalf("a's build on an empty local cache and an empty remote cache: want its 9 actions run\n%s", outA)
 		}
 	} else {
-		b.mustMkrelease(t, "build")
+		outA = a.mustMkrelease(t, "build")
 	}
 	if !strings.Contains(outA, "sandboxed (bubblewrap") || !strings.Contains(outA, "network isolated") {
 		t.Errorf("build output does not say the steps were sandboxed and network isolated:\n%s", outA)
 	}
 
-	t.Run("reproducible", func(t *testing.T) {
-		ta, tb := tree(t, filepath.Join(a.dir, "dist")), tree(t, filepath.Join(b.dir, "dist"))
-		// Signed statements carry a signature and run facts: they are the
-		// one thing that is not reproducible.
-		for _, m := range []map[string][]byte{ta, tb} {
-			for k := range m {
-				if strings.Contains(k, ".intoto.jsonl") || strings.Contains(k, ".sigstore.json") {
-					delete(m, k)
-				}
-			}
-		}
-		if strings.Join(keys(ta), "\n") != strings.Join(keys(tb), "\n") {
-			t.Fatalf("different file sets:\n%v\n%v", keys(ta), keys(tb))
-		}
-		for _, k := range keys(ta) {
-			if !bytes.Equal(ta[k], tb[k]) {
-				t.Errorf("%s differs between the two builds", k)
-			}
-		}
-		if len(ta) < 20 {
-			t.Errorf("dist holds only %v", keys(ta))
-		}
-		// The binaries of every target are among the identical files, and
-		// so are both wheels of each.
-		for _, tg := range targets {
-			for _, f := range []string{"build/" + tg.name + "/" + tg.exe, "build/" + tg.name + "/" + tg.lib,
-				wheelName("vexl_compiler", tg.name), wheelName("vexl_plugin", tg.name)} {
-				if _, ok := ta[f]; !ok {
-					t.Errorf("dist holds no %s", f)
-				}
-			}
-		}
-	})
+	var b run
+	if full {
+		b = run{dir: project(t, t.TempDir()), umask: "077"}
+		ownToolchains(t, b.dir)
+		b.env = []string{"HOME=" + t.TempDir(), "TZ=Pacific/Kiritimati", "LANG=de_DE.UTF-8", "LC_ALL=de_DE.UTF-8", "MKRELEASE_CACHE=" + filepath.Join(b.dir, "..", "cache")}
+		b.mustMkrelease(t, "build")
+		t.Run("reproducible", func(t *testing.T) { checkReproducible(t, a, b) })
+	}
 
 	t.Run("binaries", func(t *testing.T) { checkBinaries(t, filepath.Join(a.dir, "dist")) })
 
@@ -377,22 +358,24 @@ func TestEmbeddedDefault(t *testing.T) {
 	evidence := t.TempDir()
 	if t.Run("evidence", func(t *testing.T) { checkEvidence(t, a, b, evidence) }) {
 		t.Run("release on many machines", func(t *testing.T) {
-			checkReleaseMatrix(t, a, remote, filepath.Join(b.dir, ".mkrelease", "dev.pub"), evidence)
+			checkReleaseMatrix(t, a, remote, filepath.Join(a.dir, ".mkrelease", "dev.pub"), evidence)
 		})
 	}
 
 	// An auditor's reproduce rebuilds on a fresh action cache; here it uses
-	// b's, which b's build filled by running every action on empty caches:
-	// that cold build is the one the reproducible check above compares with
-	// a's file by file, and the fresh-cache path of reproduce (and its naming
-	// of what differs) is TestReproduce's. A third cold build of the four
-	// targets would show nothing more.
-	t.Run("reproduce from a fresh copy", func(t *testing.T) {
-		out := b.mustMkrelease(t, "reproduce", "--use-cache", filepath.Join(a.dir, "dist"))
-		if !strings.Contains(out, "reproduced") || strings.Contains(out, "DIFFERS") {
-			t.Errorf("reproduce:\n%s", out)
-		}
-	})
+	// b's, which b's build filled by running every action on an empty
+	// cache: that cold build is the one the reproducible check above
+	// compares with a's file by file, and the fresh-cache path of reproduce
+	// (and its naming of what differs) is TestReproduce's. A third cold
+	// build of the four targets would show nothing more.
+	if full {
+		t.Run("reproduce from a fresh copy", func(t *testing.T) {
+			out := b.mustMkrelease(t, "reproduce", "--use-cache", filepath.Join(a.dir, "dist"))
+			if !strings.Contains(out, "reproduced") || strings.Contains(out, "DIFFERS") {
+				t.Errorf("reproduce:\n%s", out)
+			}
+		})
+	}
 
 	t.Run("second build runs no action", func(t *testing.T) {
 		out := a.mustMkrelease(t, "build", "--json")
@@ -448,4 +431,41 @@ func TestEmbeddedDefault(t *testing.T) {
 			}
 		}
 	})
+}
+
+// checkReproducible compares the dist folders of two builds of the embedded
+// default file by file: everything but the signed statements must be
+// identical to the byte.
+func checkReproducible(t *testing.T, a, b run) {
+	ta, tb := tree(t, filepath.Join(a.dir, "dist")), tree(t, filepath.Join(b.dir, "dist"))
+	// Signed statements carry a signature and run facts: they are the
+	// one thing that is not reproducible.
+	for _, m := range []map[string][]byte{ta, tb} {
+		for k := range m {
+			if strings.Contains(k, ".intoto.jsonl") || strings.Contains(k, ".sigstore.json") {
+				delete(m, k)
+			}
+		}
+	}
+	if strings.Join(keys(ta), "\n") != strings.Join(keys(tb), "\n") {
+		t.Fatalf("different file sets:\n%v\n%v", keys(ta), keys(tb))
+	}
+	for _, k := range keys(ta) {
+		if !bytes.Equal(ta[k], tb[k]) {
+			t.Errorf("%s differs between the two builds", k)
+		}
+	}
+	if len(ta) < 20 {
+		t.Errorf("dist holds only %v", keys(ta))
+	}
+	// The binaries of every target are among the identical files, and
+	// so are both wheels of each.
+	for _, tg := range targets {
+		for _, f := range []string{"build/" + tg.name + "/" + tg.exe, "build/" + tg.name + "/" + tg.lib,
+			wheelName("vexl_compiler", tg.name), wheelName("vexl_plugin", tg.name)} {
+			if _, ok := ta[f]; !ok {
+				t.Errorf("dist holds no %s", f)
+			}
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -307,6 +308,9 @@ func checkEvidence(t *testing.T, a, b run, keep string) {
 		t.Errorf("sha256sum -c: %v\n%s", err, out)
 	}
 
+	if b.dir == "" {
+		return // the whole suite moves the evidence to a second build
+	}
 	aside := keep
 	for _, f := range []string{name + ".tar.gz", name + ".intoto.jsonl"} {
 		copyFile(t, filepath.Join(a.dir, "dist", f), filepath.Join(aside, f))
@@ -325,4 +329,87 @@ func checkEvidence(t *testing.T, a, b run, keep string) {
 	if code != 1 || !strings.Contains(errOut, "signature: ") {
 		t.Errorf("import without the signer's key: exit %d, want 1 with signature findings\n%s", code, errOut)
 	}
+}
+
+// shortThroughput cuts the throughput lane of the embedded default's
+// release.toml in dir down to the first workload of each phase (2 of 11):
+// the same protocol (steps, warm-ups, the candidate and the reference
+// alternating in each worker, the noise bound), on fewer workloads, so that
+// the default part of the suite gathers evidence in about a minute instead
+// of four or five. The policies judge the workloads the lane declares, so
+// the short lane passes or fails by the same rules.
+func shortThroughput(t *testing.T, dir string) {
+	t.Helper()
+	p := filepath.Join(dir, "release.toml")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const block = "[[evidence.lane.workload]]\n"
+	src := string(b)
+	lane := strings.Index(src, "name = \"throughput\"\n")
+	if lane < 0 {
+		t.Fatal("release.toml has no throughput lane")
+	}
+	first := lane + strings.Index(src[lane:], block)
+	rest := src[first:]
+	// The lane's workloads run up to the next table that is not one.
+	end := len(rest)
+	for i := len(block); i < len(rest); {
+		j := strings.Index(rest[i:], "\n[")
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		if !strings.HasPrefix(rest[i:], block) {
+			end = i
+			break
+		}
+		i += len(block)
+	}
+	var kept []string
+	seen := map[string]bool{}
+	for _, w := range strings.SplitAfter(rest[:end], block)[1:] {
+		w = strings.TrimSuffix(w, block)
+		m := regexp.MustCompile(`(?m)^phase = "([^"]+)"`).FindStringSubmatch(w)
+		if m == nil {
+			t.Fatalf("a throughput workload without a phase:\n%s", w)
+		}
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			kept = append(kept, block+strings.TrimRight(w, "\n")+"\n\n")
+		}
+	}
+	if len(kept) < 2 {
+		t.Fatalf("throughput lane: %d phases, want at least 2", len(kept))
+	}
+	short := src[:first] + strings.Join(kept, "") + rest[end:]
+	if err := os.WriteFile(p, []byte(short), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("short throughput lane: %d workloads, one per phase", len(kept))
+}
+
+// TestShortThroughput checks the cut the default part makes: one workload
+// per phase left, everything else of release.toml as it was, and the
+// result still a configuration `mkrelease check` accepts.
+func TestShortThroughput(t *testing.T) {
+	dir := project(t, t.TempDir())
+	before, _ := os.ReadFile(filepath.Join(dir, "release.toml"))
+	shortThroughput(t, dir)
+	after, _ := os.ReadFile(filepath.Join(dir, "release.toml"))
+	count := func(b []byte) int { return strings.Count(string(b), "[[evidence.lane.workload]]") }
+	if count(before) < 4 || count(after) != 2 {
+		t.Fatalf("workloads: %d before, %d after; want 2 after (one per phase)", count(before), count(after))
+	}
+	for _, keep := range []string{`name = "axpy-f64"`, `name = "muladd-chain-f64"`, "[policy]", "steps = 12", `name = "determinism"`} {
+		if !strings.Contains(string(after), keep) {
+			t.Errorf("the short release.toml lost %s", keep)
+		}
+	}
+	if strings.Contains(string(after), `name = "polynomial-f64"`) {
+		t.Error("the short release.toml kept a second elementwise workload")
+	}
+	r := run{dir: dir, umask: "022", env: []string{"HOME=" + t.TempDir(), "MKRELEASE_CACHE=" + t.TempDir()}}
+	r.mustMkrelease(t, "check")
 }

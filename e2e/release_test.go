@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mkrelease/mkrelease/internal/dist"
+	"github.com/mkrelease/mkrelease/internal/testpart"
 	"github.com/mkrelease/mkrelease/provenance"
 )
 
@@ -99,7 +100,7 @@ func checkRelease(t *testing.T, a run, out string) {
 	}
 
 	// cosign verifies the verification summary for every subject, offline.
-	cosign := findCosign(t)
+	cosign := testpart.Cosign(t)
 	requireNetns(t)
 	rel := filepath.Join(ch, "releases", "0.3.0")
 	for _, s := range []string{wheelName("vexl_plugin", "linux-x86_64"), wheelName("vexl_compiler", "linux-x86_64"),

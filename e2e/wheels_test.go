@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mkrelease/mkrelease/internal/spdxschema"
+	"github.com/mkrelease/mkrelease/internal/testpart"
 	"github.com/mkrelease/mkrelease/sbom"
 )
 
@@ -292,30 +293,13 @@ print(vexl_plugin.profile(), list(p.run(array.array("d", [1, 2, 3]), array.array
 	})
 }
 
-// findCosign locates cosign on PATH or in $(go env GOPATH)/bin; the test
-// fails (never passes silently) when it is absent.
-func findCosign(t *testing.T) string {
-	t.Helper()
-	if p, err := exec.LookPath("cosign"); err == nil {
-		return p
-	}
-	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-		p := filepath.Join(strings.TrimSpace(string(out)), "bin", "cosign")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Fatal("cosign is not installed: go install github.com/sigstore/cosign/v2/cmd/cosign@v2.6.5 (.ci/run does)")
-	return ""
-}
-
 // checkProvenance runs the provenance checks of issue #5 on the built
 // default: cosign verifies every subject, offline; one changed byte of a
 // wheel makes cosign and mkrelease verify both fail.
 func checkProvenance(t *testing.T, a run) {
 	dist := filepath.Join(a.dir, "dist")
 	pub := filepath.Join(a.dir, ".mkrelease", "dev.pub")
-	cosign := findCosign(t)
+	cosign := testpart.Cosign(t)
 	requireNetns(t)
 	verifyBlob := func(t *testing.T, dir, file string) (string, error) {
 		cmd := exec.Command("unshare", "-n", cosign, "verify-blob-attestation", "--key", pub,

@@ -12,42 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mkrelease/mkrelease/internal/testpart"
 	"github.com/mkrelease/mkrelease/provenance"
 )
 
-const cosignInstall = "go install github.com/sigstore/cosign/v2/cmd/cosign@v2.6.5"
-
-// findCosign looks for cosign on PATH, then in $(go env GOPATH)/bin. When
-// it is missing the test fails, saying how to install it, unless
-// MKRELEASE_SKIP_COSIGN=1 (then it skips, loudly).
-func findCosign(t *testing.T) string {
-	t.Helper()
-	if p, err := exec.LookPath("cosign"); err == nil {
-		return p
-	}
-	gopath := os.Getenv("GOPATH")
-	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-		gopath = strings.TrimSpace(string(out))
-	} else if home, err := os.UserHomeDir(); gopath == "" && err == nil {
-		gopath = filepath.Join(home, "go")
-	}
-	if gopath != "" {
-		for _, dir := range filepath.SplitList(gopath) {
-			p := filepath.Join(dir, "bin", "cosign")
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-				return p
-			}
-		}
-	}
-	if os.Getenv("MKRELEASE_SKIP_COSIGN") == "1" {
-		t.Log("!!!!!!!! cosign not found: the cosign interoperability test is SKIPPED because MKRELEASE_SKIP_COSIGN=1 !!!!!!!!")
-		t.Log("!!!!!!!! nothing checked that `cosign verify-blob-attestation` accepts mkrelease provenance; install it: " + cosignInstall)
-		t.Skip("cosign not installed and MKRELEASE_SKIP_COSIGN=1")
-	}
-	t.Fatalf("cosign is needed to check that auditors can verify mkrelease provenance with it, and it is not on PATH or in $(go env GOPATH)/bin.\n"+
-		"Install it:\n\t%s\nor set MKRELEASE_SKIP_COSIGN=1 to skip this check.", cosignInstall)
-	return ""
-}
+// findCosign returns cosign's path: missing, the test skips in the default
+// part of the suite and fails in the whole suite (scripts/test -full), which
+// CI prepares for.
+func findCosign(t *testing.T) string { return testpart.Cosign(t) }
 
 // runCosign runs cosign with no network at all (a network namespace: cosign
 // otherwise tries Sigstore's TUF mirror on the internet, and tests here
