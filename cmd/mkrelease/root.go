@@ -45,6 +45,7 @@ is printed); 2 bad invocation, configuration or input.`,
 		NewCmdReproduce(f, g, nil),
 		NewCmdReport(f, g, nil),
 		NewCmdKeygen(f, nil),
+		NewCmdDocs(f),
 	)
 	// Unknown verbs and stray arguments are usage errors.
 	root.Args = func(cmd *cobra.Command, args []string) error {
