@@ -37,6 +37,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mkrelease/mkrelease/internal/procgroup"
@@ -145,20 +146,40 @@ func Find(ctx context.Context, o Options) []Interpreter {
 	}
 	l := LayoutFor(runtime.GOOS)
 	seen := map[string]bool{}
-	byMinor := map[int]Interpreter{}
+	var probe []string
 	for _, c := range Candidates(l, getenv) {
 		if strings.HasSuffix(c, "-config") || seen[c] {
 			continue
 		}
 		seen[c] = true
-		if !executable(l, c) {
+		if executable(l, c) {
+			probe = append(probe, c)
+		}
+	}
+	// Every candidate is probed, a few at a time (a version manager's shim
+	// is a script that takes about half a second to start or to refuse),
+	// and the answers are read in the candidates' order: the result is the
+	// one a probe after another would give.
+	found := make([]Interpreter, len(probe))
+	ok := make([]bool, len(probe))
+	sem := make(chan struct{}, probeParallelism())
+	var wg sync.WaitGroup
+	for i, c := range probe {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			in, err := Probe(ctx, c)
+			found[i], ok[i] = in, err == nil && in.Implementation == "cpython" && in.Major == 3
+		}()
+	}
+	wg.Wait()
+	byMinor := map[int]Interpreter{}
+	for i, in := range found {
+		if !ok[i] {
 			continue
 		}
-		in, err := Probe(ctx, c)
-		if err != nil || in.Implementation != "cpython" || in.Major != 3 {
-			continue
-		}
-		if _, ok := byMinor[in.Minor]; !ok {
+		if _, seen := byMinor[in.Minor]; !seen {
 			byMinor[in.Minor] = in
 		}
 	}
@@ -260,6 +281,13 @@ func Probe(ctx context.Context, path string) (Interpreter, error) {
 		return Interpreter{}, fmt.Errorf("%s: unexpected version %q", path, f[1])
 	}
 	return Interpreter{Path: path, Major: major, Minor: minor, Version: f[1], Implementation: f[0]}, nil
+}
+
+// probeParallelism is how many probes [Find] runs at a time: twice the
+// processors Go may use (a probe waits on a process start as much as it
+// computes), at least 2 and at most 8.
+func probeParallelism() int {
+	return min(max(2*runtime.GOMAXPROCS(0), 2), 8)
 }
 
 // ProbeTimeout bounds one run of [Probe].
