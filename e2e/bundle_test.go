@@ -221,6 +221,7 @@ func TestBundleClosure(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and installs bundles")
 	}
+	t.Parallel() // see parallelTests in e2e_test.go
 	example, wheelWhl := realWheel(t, "example-21.12-py3-none-any.whl"), realWheel(t, "wheel-0.4*-py3-none-any.whl")
 	requires := []string{"example>=21", "wheel>=0.40; python_version >= '3.8'", "example2==1.0.0; sys_platform == 'win32'"}
 	pins := map[string]string{"example==21.12": example, "wheel==" + wheelVersion(wheelWhl): wheelWhl}
@@ -337,6 +338,7 @@ func TestBundleTampering(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a bundle")
 	}
+	t.Parallel() // see parallelTests in e2e_test.go
 	r := closureProject(t)
 	example, wheelWhl := realWheel(t, "example-21.12-py3-none-any.whl"), realWheel(t, "wheel-0.4*-py3-none-any.whl")
 	r.mustMkrelease(t, "build")

@@ -2,7 +2,13 @@
 // (the vexl backend in backend/), with the real tools: the built binaries
 // run, `file` and `readelf` inspect them, Python loads the plugin. These
 // tests build for real and take minutes; `go test -short` skips them, and
-// .ci/run runs them.
+// scripts/test runs them (testpart says which part of the suite runs).
+//
+// parallelTests: a test that measures no time calls t.Parallel, so that it
+// shares the machine with one other such test once the tests that do
+// measure time (the embedded default's throughput lane, the fake lanes'
+// time-outs, the walkthrough's lanes) have run alone: Go runs a package's
+// parallel tests after every sequential one has finished.
 package e2e
 
 import (

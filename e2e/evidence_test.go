@@ -394,6 +394,7 @@ func shortThroughput(t *testing.T, dir string) {
 // per phase left, everything else of release.toml as it was, and the
 // result still a configuration `mkrelease check` accepts.
 func TestShortThroughput(t *testing.T) {
+	t.Parallel() // see parallelTests in e2e_test.go
 	dir := project(t, t.TempDir())
 	before, _ := os.ReadFile(filepath.Join(dir, "release.toml"))
 	shortThroughput(t, dir)

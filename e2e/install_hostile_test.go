@@ -220,6 +220,7 @@ func TestInstallHostileBundles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a bundle and installs it with pip")
 	}
+	t.Parallel() // see parallelTests in e2e_test.go
 	requireNetns(t)
 	r := closureProject(t)
 	r.mustMkrelease(t, "build")

@@ -387,6 +387,7 @@ func TestPublishGate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds releases and runs verifier lanes")
 	}
+	t.Parallel() // see parallelTests in e2e_test.go
 	base := gateProject(t)
 	pub := filepath.Join(base.dir, ".mkrelease", "dev.pub")
 	// pristine: built, no evidence. other: the same version with other
@@ -866,6 +867,7 @@ func TestPublishCrashSafety(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds releases and runs verifier lanes")
 	}
+	t.Parallel() // see parallelTests in e2e_test.go
 	a := gateProject(t)
 	b := variant(t, a, func(dir string) { setVersion(t, dir, "2.1") })
 	pub := filepath.Join(a.dir, ".mkrelease", "dev.pub")

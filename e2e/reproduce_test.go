@@ -16,6 +16,7 @@ func TestReproduce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds twice")
 	}
+	t.Parallel() // see parallelTests in e2e_test.go
 	r := demoProject(t, nil, "")
 	write(t, filepath.Join(r.dir, "py", "demo_app", "__init__.py"), "def answer():\n    return 42\n")
 	write(t, filepath.Join(r.dir, "overlays", "0001-answer.patch"), `diff --git a/demo_app/__init__.py b/demo_app/__init__.py

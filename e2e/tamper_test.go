@@ -22,6 +22,7 @@ func TestVerifyTamperMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a release")
 	}
+	t.Parallel() // see parallelTests in e2e_test.go
 	r := closureProject(t)
 	example := realWheel(t, "example-21.12-py3-none-any.whl")
 	r.mustMkrelease(t, "build")
