@@ -480,7 +480,7 @@ type ToolchainError struct {
 // Error names the toolchain and the command that failed.
 func (e *ToolchainError) Error() string {
 	key := lock.Toolchain{Name: e.Name, Target: e.Target}.Key()
-	return fmt.Sprintf("toolchain %s: `%s` failed: %v\n\thint: install the toolchain (see README), or fix its command in release.toml",
+	return fmt.Sprintf("toolchain %s: `%s` failed: %v\n\thint: install the toolchain (docs/troubleshooting.md, \"A toolchain is not found\"), or fix its command in release.toml",
 		key, strings.Join(e.Command, " "), e.Err)
 }
 

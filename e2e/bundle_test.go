@@ -331,7 +331,7 @@ func wheelVersion(p string) string {
 	return parts[1]
 }
 
-// TestBundleTampering checks every bad input of a bundle (README, "mkrelease install") that applies to a
+// TestBundleTampering checks every bad input of a bundle (docs/bundles.md, "What install refuses") that applies to a
 // bundle and its sidecar: verify exits 1 naming the culprit, install exits
 // 1, installs nothing and leaves nothing behind.
 func TestBundleTampering(t *testing.T) {

@@ -25,7 +25,7 @@ import (
 // channel of release.toml, under the default noise bound (10 %). A refusal
 // whose every reason is [evidence.noise] would mean the host slowed the
 // vCPU through all of a throughput worker's extra rounds (up to 180 s of
-// timings): rare (README, "Noise"), and .ci/run's main command runs once
+// timings): rare (docs/evidence.md, "Noise: the robust CV bound"), and .ci/run's main command runs once
 // with no retry. This test is about the release flow, not the host, so on
 // such a refusal it gathers the evidence again (logged), and only a fourth
 // refusal, or any other, is a failure.

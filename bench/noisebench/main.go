@@ -4,7 +4,7 @@
 // each run's evidence back with `mkrelease report --json` (every figure
 // recomputed by mkrelease from the raw records, as the policies see them),
 // and prints each workload's worst robust CV per run and the distribution
-// over every worker, against the bound (DESIGN's 10 % by default).
+// over every worker, against the bound (by default 10 %, the policies' default noise bound).
 //
 //	go run ./bench/noisebench [-runs 5] [-dist dist] [-lane throughput] [-target linux-x86_64] [-check]
 //
@@ -13,7 +13,7 @@
 // any run is above the bound; without, it only reports. It needs a built
 // release (`mkrelease build`) and the interpreter the lanes need, and it
 // takes about 6 minutes a run on 2 cores: run it on a machine nothing else
-// is loading, as the README's figures were.
+// is loading, as docs/benchmarks.md's figures were.
 package main
 
 import (

@@ -74,7 +74,7 @@ int triple(int x) { return 3 * x; }
 // compiler and make, in two workspaces of different names: with the
 // user's CFLAGS (debug info included) the objects are identical and hold
 // neither workspace, and a Makefile's own `CFLAGS ?=` default gives way to
-// the exported CFLAGS, as the README says.
+// the exported CFLAGS, as docs/building.md ("C and C++ flags") says.
 func TestCompilerFlagsWithMake(t *testing.T) {
 	for _, tool := range []string{"cc", "make"} {
 		if _, err := exec.LookPath(tool); err != nil {

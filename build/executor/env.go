@@ -97,8 +97,8 @@ func Environment(o EnvOptions) map[string]string {
 	// line (which holds that path) stays out of DW_AT_producer. The
 	// variables are set even when release.toml gives none, since a build
 	// whose objects hold the build folder is not reproducible; a Makefile's
-	// `CFLAGS ?= -O2` default is then not used (README: set the flags in
-	// release.toml). cgo is different: with -trimpath the go command maps
+	// `CFLAGS ?= -O2` default is then not used (docs/building.md, "C and C++ flags": set the
+	// flags in release.toml). cgo is different: with -trimpath the go command maps
 	// cgo paths itself, and CGO_CFLAGS enters Go's build IDs, so it must
 	// hold no per-run path at all: it is left to release.toml.
 	prefixMap := "-ffile-prefix-map=" + WorkspacePlaceholder + "=."

@@ -153,7 +153,7 @@ func run(ctx context.Context, f *Factory, args []string) int {
 	return code
 }
 
-// exitCode maps an error to its exit status (README, "Exit status"): 2 for bad invocation,
+// exitCode maps an error to its exit status (docs/troubleshooting.md, "Exit status"): 2 for bad invocation,
 // configuration or input, 1 for everything that refused or failed.
 func exitCode(err error) int {
 	var coder interface{ ExitCode() int }

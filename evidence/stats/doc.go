@@ -35,8 +35,8 @@
 //
 //	r = sqrt(T_R1 · T_R2) / sqrt(T_C1 · T_C2)
 //
-// a ratio of times, so r > 1 means the candidate is faster (the README's
-// "Verifier evidence" states the same meaning). If the
+// a ratio of times, so r > 1 means the candidate is faster (docs/evidence.md,
+// "Crossover lanes: the throughput protocol", states the same meaning). If the
 // machine drifts linearly, T_k = a + k·d for k = 0..3 in slot order, then
 //
 //	r² = (a+d)(a+2d) / (a(a+3d)) = 1 + 2ε²/(1+3ε),   ε = d/a,

@@ -100,7 +100,7 @@ func TestWorkerHandComputed(t *testing.T) {
 	}
 }
 
-// TestWorkerDefault16 is the DESIGN default: 16 steps, 3 warm-ups, 12 kept.
+// TestWorkerDefault16 is the protocol's default: 16 steps, 3 warm-ups, 12 kept.
 func TestWorkerDefault16(t *testing.T) {
 	// Steps 10 9 8 (warm-ups), then 1.00 1.01 … 1.12 with 1.07 replaced by
 	// 2 (the outlier, index 10). Kept: 1.00 … 1.12 without 1.07 (12 values).

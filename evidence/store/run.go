@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// Run identifies a verifier run: its run identity (README, "Verifier evidence"). The evidence
+// Run identifies a verifier run: its run identity (docs/evidence.md, "What is written"). The evidence
 // is valid only for exactly these wheel digests, native libraries, verifier
 // sources, interpreter and installed distributions.
 //

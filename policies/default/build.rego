@@ -1,4 +1,4 @@
-# [build.sandboxed]: the build steps ran in a sandbox (DESIGN §5), as the
+# [build.sandboxed]: the build steps ran in a sandbox (docs/building.md, "The sandbox"), as the
 # signed provenance records it (buildDefinition.internalParameters.sandbox;
 # a provenance without that record counts as not sandboxed), unless
 # parameters.allow_unsandboxed ([build] allow_unsandboxed = true in
