@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -23,7 +24,18 @@ const troubleshootingPage = "../docs/troubleshooting.md"
 // list exactly them.
 type checkIDFamily struct {
 	section string
-	ids     func(t *testing.T) []string
+	// dir and prefix name the constants of the family: those of the
+	// package in dir whose names are prefix followed by an upper-case
+	// letter (prefix is "" for a family that is not constants).
+	dir, prefix string
+	// ids returns the family's IDs.
+	ids func(t *testing.T) []string
+}
+
+// constFamily is the family of the constants prefix… of the package in
+// dir.
+func constFamily(section, dir, prefix string) checkIDFamily {
+	return checkIDFamily{section: section, dir: dir, prefix: prefix, ids: constIDs(dir, prefix)}
 }
 
 // checkIDFamilies are every family of check IDs mkrelease reports. The
@@ -34,15 +46,15 @@ type checkIDFamily struct {
 // finding or a refusal carries, and the check names package audit passes
 // as literals to the calls that record a check.
 var checkIDFamilies = []checkIDFamily{
-	{"The release policies", policyRuleIDs},
-	{"The channel's refusals", constIDs("../channel", "Rule")},
-	{"Channel checks", constIDs("../channel", "Check")},
-	{"Verify checks", auditCheckIDs},
-	{"Provenance verification steps", constIDs("../provenance", "Step")},
-	{"Wheel checks", constIDs("../wheel", "Check")},
-	{"Bundle checks", constIDs("../bundle", "Check")},
-	{"Part checks", constIDs("../part", "Check")},
-	{"Evidence checks", constIDs("../evidence/runner", "Check")},
+	{section: "The release policies", dir: ".", prefix: "Rule", ids: policyRuleIDs},
+	constFamily("The channel's refusals", "../channel", "Rule"),
+	constFamily("Channel checks", "../channel", "Check"),
+	{section: "Verify checks", dir: "../audit", ids: auditCheckIDs},
+	constFamily("Provenance verification steps", "../provenance", "Step"),
+	constFamily("Wheel checks", "../wheel", "Check"),
+	constFamily("Bundle checks", "../bundle", "Check"),
+	constFamily("Part checks", "../part", "Check"),
+	constFamily("Evidence checks", "../evidence/runner", "Check"),
 }
 
 // TestCheckIDsDocumented fails when the code has a check ID that
@@ -77,6 +89,62 @@ func TestCheckIDsDocumented(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEveryCheckIDFamilyListed fails when a package of the module
+// declares check-ID constants (string constants named Check…, Rule… or
+// Step… followed by an upper-case letter) that no family of
+// checkIDFamilies reads: a new checker's IDs must get a family, and a
+// section of the page.
+func TestEveryCheckIDFamilyListed(t *testing.T) {
+	covered := map[string]bool{}
+	for _, fam := range checkIDFamilies {
+		if fam.prefix != "" {
+			covered[absDir(t, fam.dir)+" "+fam.prefix] = true
+		}
+	}
+	idConst := regexp.MustCompile("^(Check|Rule|Step)[A-Z]")
+	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if n := d.Name(); p != ".." && (n == "testdata" || n == "backend" || n == "node_modules" || strings.HasPrefix(n, ".")) {
+			return filepath.SkipDir
+		}
+		names, _ := filepath.Glob(filepath.Join(p, "*.go"))
+		if len(names) == 0 {
+			return nil
+		}
+		dir := absDir(t, p)
+		for _, f := range parseDir(t, p) {
+			for _, decl := range f.Decls {
+				gd, ok := decl.(*ast.GenDecl)
+				if !ok || gd.Tok != token.CONST {
+					continue
+				}
+				for _, spec := range gd.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, n := range vs.Names {
+						m := idConst.FindStringSubmatch(n.Name)
+						if m == nil || i >= len(vs.Values) {
+							continue
+						}
+						if _, ok := stringLit(vs.Values[i]); ok && !covered[dir+" "+m[1]] {
+							t.Errorf("%s declares %s, a %s… constant no family of checkIDFamilies reads: add the family, and a section of %s listing its IDs", p, n.Name, m[1], troubleshootingPage)
+							covered[dir+" "+m[1]] = true // once per package and prefix
+						}
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -233,6 +301,17 @@ func parseDir(t *testing.T, dir string) []*ast.File {
 		files = append(files, f)
 	}
 	return files
+}
+
+// absDir is dir as an absolute path, so that "." and "../policies" are
+// one folder.
+func absDir(t *testing.T, dir string) string {
+	t.Helper()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
 }
 
 // stringLit returns the value of e when it is a string literal.
