@@ -11,11 +11,13 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,15 +38,29 @@ type Project struct {
 	Name string
 	// Version is pyproject.toml's version, else "0.1.0".
 	Version string
-	// Summary is pyproject.toml's description ("" when none).
-	Summary string
-	// RequiresPython is pyproject.toml's requires-python ("" when none).
+	// RequiresPython is pyproject.toml's requires-python ("" when none):
+	// init offers the interpreters it allows.
 	RequiresPython string
-	// Pyproject is set when pyproject.toml has a [project] table.
-	Pyproject bool
-	// Readme, License and Changelog are the files found at the top of
-	// the project ("" when none).
-	Readme, License, Changelog string
+	// Pyproject is what init read of pyproject.toml's [project] table, nil
+	// without one. release.toml reads its metadata from there (from).
+	Pyproject *Pyproject
+	// Readme and Changelog are the files found at the top of the project
+	// ("" when none).
+	Readme, Changelog string
+	// LicenseFiles are the license files the wheels ship: the one at the
+	// top of the project (LICENSE, COPYING, ...) and those pyproject.toml's
+	// license-files match.
+	LicenseFiles []string
+	// License is the release's SPDX license expression: pyproject.toml's,
+	// else the one the license file's text and the sources'
+	// SPDX-License-Identifier lines agree on ("" when unknown).
+	License string
+	// LicenseFrom says where License was read, as a noun phrase
+	// ("pyproject.toml", "the text of LICENSE").
+	LicenseFrom string
+	// LicenseHint says why License is unknown although something was
+	// found ("LICENSE is the GNU GPL version 3: ..."), "" otherwise.
+	LicenseHint string
 	// Go is the Go module at the top of the project, nil when none.
 	Go *GoModule
 	// Make is the Makefile's native library, nil without a Makefile.
@@ -52,9 +68,32 @@ type Project struct {
 	// CMake is the CMake project's native library, nil without a
 	// CMakeLists.txt.
 	CMake *Native
+	// Cargo is set when the project has a Cargo.toml, which init writes
+	// no build step for.
+	Cargo bool
 	// Packages are the Python packages (folders with __init__.py) at the
 	// top of the project or under src/, in order.
 	Packages []string
+	// Imports are, for each package that imports others of Packages, those
+	// it imports (nil when there is one package).
+	Imports map[string][]string
+}
+
+// Pyproject is what init reads of a pyproject.toml's [project] table: which
+// fields it sets, so that release.toml writes only the others.
+type Pyproject struct {
+	// Set are the keys [project] writes; Dynamic those it lists in
+	// dynamic (computed by its build backend, which mkrelease does not
+	// run).
+	Set, Dynamic map[string]bool
+	// LicenseTable is set when license is the table of PEP 621 before PEP
+	// 639 ({ file = ... } or { text = ... }), which is no SPDX expression.
+	LicenseTable bool
+}
+
+// gives reports whether the pyproject.toml gives field statically.
+func (pp *Pyproject) gives(field string) bool {
+	return pp != nil && pp.Set[field] && !(field == "license" && pp.LicenseTable)
 }
 
 // GoModule is a Go module and its main packages.
@@ -116,7 +155,8 @@ func Detect(dir string) (*Project, error) {
 		return nil, fmt.Errorf("project folder: %w", err)
 	}
 	p.Name = normalizeName(filepath.Base(abs))
-	if err := p.pyproject(dir); err != nil {
+	licenseGlobs, err := p.pyproject(dir)
+	if err != nil {
 		return nil, err
 	}
 	if err := p.goModule(dir); err != nil {
@@ -130,10 +170,25 @@ func Detect(dir string) (*Project, error) {
 	if b, err := os.ReadFile(filepath.Join(dir, "CMakeLists.txt")); err == nil {
 		p.CMake = &Native{File: "CMakeLists.txt", Library: cmakeLibrary(b)}
 	}
+	if st, err := os.Stat(filepath.Join(dir, "Cargo.toml")); err == nil && st.Mode().IsRegular() {
+		p.Cargo = true
+	}
 	p.Packages = pythonPackages(dir)
+	p.Imports = packageImports(dir, p.Packages)
 	p.Readme = firstFile(dir, "README.md", "README.rst", "README.txt", "README")
-	p.License = firstFile(dir, "LICENSE", "LICENSE.txt", "LICENSE.md", "COPYING")
 	p.Changelog = firstFile(dir, "CHANGELOG.md", "CHANGES.md")
+	top := firstFile(dir, "LICENSE", "LICENSE.txt", "LICENSE.md", "COPYING")
+	if top != "" {
+		p.LicenseFiles = append(p.LicenseFiles, top)
+	}
+	for _, f := range licenseFileGlobs(dir, licenseGlobs) {
+		if !slices.Contains(p.LicenseFiles, f) {
+			p.LicenseFiles = append(p.LicenseFiles, f)
+		}
+	}
+	if p.License == "" {
+		p.detectLicense(dir, top)
+	}
 	return p, nil
 }
 
@@ -184,40 +239,101 @@ func CheckVersion(v string) error {
 	return nil
 }
 
-type pyprojectFile struct {
-	Project *struct {
-		Name           string `toml:"name"`
-		Version        string `toml:"version"`
-		Description    string `toml:"description"`
-		RequiresPython string `toml:"requires-python"`
-	} `toml:"project"`
-}
-
-func (p *Project) pyproject(dir string) error {
+// pyproject reads the [project] table of dir's pyproject.toml, when there
+// is one, into p, and returns its license-files patterns. It refuses a
+// name or version init cannot write a release for, naming the file.
+func (p *Project) pyproject(dir string) ([]string, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "pyproject.toml"))
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	var f pyprojectFile
-	if err := toml.Unmarshal(b, &f); err != nil {
-		return fmt.Errorf("pyproject.toml: %w (fix it, or move it away while running init)", err)
+	var doc map[string]any
+	if err := toml.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("pyproject.toml: %w (fix it, or move it away while running init)", err)
 	}
-	if f.Project == nil {
-		return nil
+	raw, ok := doc["project"]
+	if !ok {
+		return nil, nil
 	}
-	p.Pyproject = true
-	if f.Project.Name != "" && pyname.Valid(f.Project.Name) == nil {
-		p.Name = pyname.Normalize(f.Project.Name)
+	proj, ok := raw.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("pyproject.toml: project is not a table (PEP 621 wants a [project] table: fix it, or move the file away while running init)")
 	}
-	if f.Project.Version != "" {
-		if err := CheckVersion(f.Project.Version); err != nil {
-			return fmt.Errorf("pyproject.toml: [project] version: %w (fix it in pyproject.toml, then run init again)", err)
+	pp := &Pyproject{Set: map[string]bool{}, Dynamic: map[string]bool{}}
+	for k := range proj {
+		pp.Set[k] = true
+	}
+	if list, ok := proj["dynamic"].([]any); ok {
+		for _, d := range list {
+			if s, ok := d.(string); ok {
+				pp.Dynamic[s] = true
+			}
 		}
-		p.Version = f.Project.Version
 	}
-	p.Summary = strings.Join(strings.Fields(f.Project.Description), " ")
-	p.RequiresPython = f.Project.RequiresPython
-	return nil
+	name, _ := proj["name"].(string)
+	if name == "" {
+		return nil, fmt.Errorf("pyproject.toml: [project] has no name (PEP 621 requires one, written statically: add name = \"...\", then run init again)")
+	}
+	if err := pyname.Valid(name); err != nil {
+		return nil, fmt.Errorf("pyproject.toml: [project] name: %w (fix it in pyproject.toml, then run init again)", err)
+	}
+	p.Name = pyname.Normalize(name)
+	if v, ok := proj["version"]; ok {
+		s, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("pyproject.toml: [project] version is not a string (write it quoted, e.g. version = \"1.2.0\", then run init again)")
+		}
+		if err := CheckVersion(s); err != nil {
+			return nil, fmt.Errorf("pyproject.toml: [project] version: %w (fix it in pyproject.toml, then run init again)", err)
+		}
+		p.Version = s
+	}
+	switch l := proj["license"].(type) {
+	case string:
+		p.License, p.LicenseFrom = l, "pyproject.toml"
+	case map[string]any:
+		pp.LicenseTable = true
+	}
+	p.RequiresPython, _ = proj["requires-python"].(string)
+	var globs []string
+	if list, ok := proj["license-files"].([]any); ok {
+		for _, g := range list {
+			if s, ok := g.(string); ok {
+				globs = append(globs, s)
+			}
+		}
+	}
+	p.Pyproject = pp
+	return globs, nil
+}
+
+// licenseFileGlobs returns the regular files that the license-files
+// patterns of pyproject.toml match in dir, slash-separated and sorted. A
+// pattern that is absolute, leaves the folder or uses a backslash matches
+// nothing (the configuration's loader says what is wrong with it).
+func licenseFileGlobs(dir string, globs []string) []string {
+	var out []string
+	for _, g := range globs {
+		if g == "" || path.IsAbs(g) || strings.Contains(g, "\\") || slices.Contains(strings.Split(g, "/"), "..") {
+			continue
+		}
+		matches, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(g)))
+		sort.Strings(matches)
+		for _, m := range matches {
+			st, err := os.Lstat(m)
+			if err != nil || !st.Mode().IsRegular() {
+				continue
+			}
+			rel, err := filepath.Rel(dir, m)
+			if err != nil {
+				continue
+			}
+			if rel = filepath.ToSlash(rel); !slices.Contains(out, rel) {
+				out = append(out, rel)
+			}
+		}
+	}
+	return out
 }
 
 var (
@@ -246,7 +362,7 @@ func (p *Project) goModule(dir string) error {
 	if versionSuffixRE.MatchString(last) && len(elems) > 1 {
 		last = elems[len(elems)-2]
 	}
-	if !p.Pyproject {
+	if p.Pyproject == nil {
 		p.Name = normalizeName(last)
 	}
 	type pkg struct{ main, cgo, export bool }
@@ -387,6 +503,90 @@ func pythonPackages(dir string) []string {
 				out = append(out, rel)
 			}
 		}
+	}
+	return out
+}
+
+var (
+	// fromImportRE reads the module of `from MODULE import ...`.
+	fromImportRE = regexp.MustCompile(`^\s*from\s+([A-Za-z_][A-Za-z0-9_]*)`)
+	// importRE reads the modules of `import A, B as C`.
+	importRE = regexp.MustCompile(`^\s*import\s+(.+)`)
+)
+
+const (
+	// maxImportFiles bounds the .py files read per package for imports.
+	maxImportFiles = 500
+	// maxImportBytes bounds what is read of each.
+	maxImportBytes = 256 << 10
+)
+
+// packageImports returns, for each of the packages (folders) that imports
+// another of them by its top-level name, the folders of those it imports,
+// in the order of packages. It reads the packages' .py files line by line:
+// an import inside a string or behind a condition counts as well.
+func packageImports(dir string, packages []string) map[string][]string {
+	if len(packages) < 2 {
+		return nil
+	}
+	byName := map[string]string{}
+	for _, pkg := range packages {
+		byName[pkgBase(pkg)] = pkg
+	}
+	out := map[string][]string{}
+	for _, pkg := range packages {
+		seen := map[string]bool{}
+		n := 0
+		root := filepath.Join(dir, filepath.FromSlash(pkg))
+		_ = filepath.WalkDir(root, func(name string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() {
+				if name != root && (skipped[d.Name()] || strings.HasPrefix(d.Name(), ".")) {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() || filepath.Ext(name) != ".py" {
+				return nil
+			}
+			if n++; n > maxImportFiles {
+				return filepath.SkipAll
+			}
+			f, err := os.Open(name)
+			if err != nil {
+				return nil
+			}
+			src, _ := io.ReadAll(io.LimitReader(f, maxImportBytes))
+			f.Close()
+			for _, line := range strings.Split(string(src), "\n") {
+				var mods []string
+				if m := fromImportRE.FindStringSubmatch(line); m != nil {
+					mods = []string{m[1]}
+				} else if m := importRE.FindStringSubmatch(line); m != nil {
+					for _, part := range strings.Split(m[1], ",") {
+						mod, _, _ := strings.Cut(strings.TrimSpace(part), ".")
+						mod, _, _ = strings.Cut(mod, " ")
+						mods = append(mods, mod)
+					}
+				}
+				for _, mod := range mods {
+					if other, ok := byName[mod]; ok && other != pkg {
+						seen[other] = true
+					}
+				}
+			}
+			return nil
+		})
+		for _, other := range packages {
+			if seen[other] {
+				out[pkg] = append(out[pkg], other)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }

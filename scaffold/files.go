@@ -89,13 +89,9 @@ func pyChecks(p *Project, h Host) string {
 		checks = append(checks, "(\"import\", "+strconv.Quote(m)+")")
 	}
 	pl := newPlan(p, h)
-	libDir := strings.ReplaceAll(p.Name, "-", "_")
-	if len(p.Packages) > 0 {
-		libDir = pkgBase(p.Packages[0])
-	}
 	for _, o := range pl.outs {
 		if o.lib {
-			checks = append(checks, "(\"library\", "+strconv.Quote(path.Join(libDir, o.file))+")")
+			checks = append(checks, "(\"library\", "+strconv.Quote(path.Join(pl.libDir, o.file))+")")
 		} else {
 			checks = append(checks, "(\"program\", "+strconv.Quote(o.file)+")")
 		}
@@ -377,9 +373,7 @@ func Untracked(p *Project, h Host) []string {
 	for _, pkg := range p.Packages {
 		inputs = append(inputs, pkg+"/__init__.py")
 	}
-	if p.License != "" {
-		inputs = append(inputs, p.License)
-	}
+	inputs = append(inputs, p.LicenseFiles...)
 	var out []string
 	for _, f := range inputs {
 		if !h.Tracked[f] {

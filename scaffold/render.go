@@ -107,6 +107,7 @@ type output struct {
 
 // step is a rendered [[build.step]].
 type step struct {
+	// comment are the paragraphs of the comment above it.
 	comment []string
 	name    string
 	run     []string
@@ -123,6 +124,29 @@ type plan struct {
 	steps    []step
 	outs     []output
 	cc, gocc bool
+	// pyWheels hold the Python packages, one wheel each.
+	pyWheels []pyWheel
+	// native is the wheel of the native outputs, "" when there are none.
+	native string
+	// libDir is the package folder (in the wheels) the libraries go
+	// into: the release's own package's, where its ctypes binding looks.
+	libDir string
+}
+
+// pyWheel is a [[wheel]] holding one Python package.
+type pyWheel struct {
+	// name is the distribution name; pkg the package folder.
+	name, pkg string
+	// main marks the release's own distribution: named as the release,
+	// the one pyproject.toml describes.
+	main bool
+	// pair is the wheel it requires at exactly this version, "" when none:
+	// the native wheel when the libraries go into its package, else the
+	// wheel of a package it imports, pairPkg.
+	pair, pairPkg string
+	// more are the wheels of further packages it imports, which pair
+	// cannot name too.
+	more []string
 }
 
 func newPlan(p *Project, h Host) *plan {
@@ -132,11 +156,8 @@ func newPlan(p *Project, h Host) *plan {
 			lib := "lib" + goBase(g.Path, d) + pl.t.libExt
 			hdr := strings.TrimSuffix(lib, pl.t.libExt) + ".h"
 			pl.steps = append(pl.steps, step{
-				comment: []string{
-					"The c-shared library of ./" + d + " (it exports C functions). -s -w and",
-					"-buildid= keep paths and the build's folders out of the binary.",
-				},
-				name: stepName("lib", goBase(g.Path, d)),
+				comment: []string{"The c-shared library of ./" + d + " (it exports C functions). -s -w and -buildid= keep paths and the build's folders out of the binary."},
+				name:    stepName("lib", goBase(g.Path, d)),
 				run: []string{"go", "build", "-buildmode=c-shared", "-ldflags=-s -w -buildid=",
 					"-o", "${MKRELEASE_OUT}/" + lib, goPkg(d)},
 				env:     [][2]string{{"CGO_ENABLED", "1"}},
@@ -168,18 +189,13 @@ func newPlan(p *Project, h Host) *plan {
 			lib, guessed = "lib"+strings.ReplaceAll(p.Name, "-", "_")+pl.t.libExt, true
 		}
 		s := step{
-			comment: []string{
-				"make builds " + lib + " from the " + p.Make.File + " in the source's copy;",
-				"the step copies it into its output folder. mkrelease appends only",
-				"path-mapping flags to CFLAGS, and sets CC from the target.",
-			},
+			comment: []string{"make builds " + lib + " from the " + p.Make.File + " in the source's copy, and the step copies it into its output folder. The step exports CC (the target's) and CFLAGS: the CFLAGS of its env, if any, with mkrelease's path-mapping flags appended."},
 			name:    "lib",
 			run:     []string{"sh", "-c", "make " + lib + " && cp " + lib + " ${MKRELEASE_OUT}/"},
 			outputs: []string{lib},
 		}
 		if p.Make.CFlags != "" {
-			s.comment = append(s.comment, "The step exports CFLAGS, which replaces "+p.Make.File+"'s own",
-				"`CFLAGS ?= "+p.Make.CFlags+"`: env gives that default here.")
+			s.comment[0] += " An exported CFLAGS takes the place of the " + p.Make.File + "'s default `CFLAGS ?= " + p.Make.CFlags + "`, so env gives that default here."
 			s.env = [][2]string{{"CFLAGS", p.Make.CFlags}}
 		}
 		if guessed {
@@ -194,11 +210,8 @@ func newPlan(p *Project, h Host) *plan {
 			lib, guessed = "lib"+strings.ReplaceAll(p.Name, "-", "_")+pl.t.libExt, true
 		}
 		s := step{
-			comment: []string{
-				"CMake configures and builds in the step's own scratch folder, then",
-				"the step copies " + lib + " into its output folder.",
-			},
-			name: "lib",
+			comment: []string{"CMake configures and builds in the step's own scratch folder, then the step copies " + lib + " into its output folder."},
+			name:    "lib",
 			run: []string{"sh", "-c", "cmake -S . -B ${TMPDIR}/build -DCMAKE_BUILD_TYPE=Release && cmake --build ${TMPDIR}/build && cp ${TMPDIR}/build/" +
 				lib + " ${MKRELEASE_OUT}/"},
 			outputs: []string{lib},
@@ -210,7 +223,77 @@ func newPlan(p *Project, h Host) *plan {
 		pl.outs = append(pl.outs, output{step: "lib", file: lib, lib: true})
 		pl.cc = true
 	}
+	pl.planWheels()
 	return pl
+}
+
+// planWheels names the wheels: one per Python package, and one for the
+// native outputs. The release's own package (named as the release, else
+// the only one, else the first one when pyproject.toml describes the
+// release) gets the release's name; every other package the name of its
+// folder. The native wheel is the release's name plus "-native" beside
+// Python packages, else the release's name. The wheel of the package the
+// libraries go into pairs with the native wheel; another pairs with the
+// wheel of the first package it imports.
+func (pl *plan) planWheels() {
+	p := pl.p
+	main := -1
+	for i, pkg := range p.Packages {
+		if normalizeName(pkgBase(pkg)) == p.Name {
+			main = i
+			break
+		}
+	}
+	if main < 0 && len(p.Packages) > 0 && (p.Pyproject != nil || len(p.Packages) == 1) {
+		main = 0
+	}
+	used := map[string]bool{}
+	if len(pl.outs) > 0 {
+		pl.native = p.Name
+		if len(p.Packages) > 0 {
+			pl.native = p.Name + "-native"
+		}
+		used[pl.native] = true
+	}
+	if main >= 0 {
+		used[p.Name] = true
+	}
+	byPkg := map[string]string{}
+	for i, pkg := range p.Packages {
+		w := pyWheel{pkg: pkg, main: i == main}
+		if w.main {
+			w.name = p.Name
+		} else {
+			w.name = normalizeName(pkgBase(pkg))
+			for n := 2; used[w.name]; n++ {
+				w.name = fmt.Sprintf("%s-%d", normalizeName(pkgBase(pkg)), n)
+			}
+			used[w.name] = true
+		}
+		byPkg[pkg] = w.name
+		pl.pyWheels = append(pl.pyWheels, w)
+	}
+	lib := main
+	if lib < 0 && len(p.Packages) > 0 {
+		lib = 0
+	}
+	pl.libDir = strings.ReplaceAll(p.Name, "-", "_")
+	if lib >= 0 {
+		pl.libDir = pkgBase(p.Packages[lib])
+	}
+	for i := range pl.pyWheels {
+		w := &pl.pyWheels[i]
+		if pl.native != "" && i == lib {
+			w.pair = pl.native
+		}
+		for _, other := range p.Imports[w.pkg] {
+			if w.pair == "" {
+				w.pair, w.pairPkg = byPkg[other], other
+			} else {
+				w.more = append(w.more, byPkg[other])
+			}
+		}
+	}
 }
 
 // goBase names a Go package's program or library: its folder's last
@@ -242,6 +325,26 @@ func stepName(prefix, base string) string {
 
 // pkgBase is the import name of a package folder ("src/foo" → "foo").
 func pkgBase(dir string) string { return path.Base(dir) }
+
+// commentWidth is the width release.toml's comments are wrapped at.
+const commentWidth = 76
+
+// para writes text as one paragraph of comment lines, wrapped at
+// commentWidth (a longer word stands on a line of its own). Line breaks in
+// text are spaces.
+func para(w func(string, ...any), text string) {
+	line := "#"
+	for _, word := range strings.Fields(text) {
+		if line != "#" && len(line)+1+len(word) > commentWidth {
+			w("%s", line)
+			line = "#"
+		}
+		line += " " + word
+	}
+	if line != "#" {
+		w("%s", line)
+	}
+}
 
 // tomlString quotes s as a TOML basic string.
 func tomlString(s string) string {
@@ -309,40 +412,10 @@ func ReleaseTOML(p *Project, h Host) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { b.WriteString(oneLine(fmt.Sprintf(format, args...)) + "\n") }
 	w("# release.toml: how mkrelease releases %s. Written by `mkrelease init`;", p.Name)
-	w("# every table says what it is for. `mkrelease check` validates this file,")
-	w("# `mkrelease lock` pins what it names into release.lock (commit both).")
+	w("# the comments say what each part is for. `mkrelease check` validates this")
+	w("# file, `mkrelease lock` pins what it names into release.lock (commit both).")
 	w("")
-	w("[project]")
-	if p.Pyproject {
-		w("# Name and version come from pyproject.toml: keep the two files in step.")
-	}
-	w("name = %s", tomlString(p.Name))
-	w("version = %s", tomlString(p.Version))
-	if p.Summary != "" {
-		w("summary = %s", tomlString(p.Summary))
-	} else {
-		w("# One line saying what %s does (the wheels' Summary).", p.Name)
-		w("# summary = \"...\"")
-	}
-	w("# An SPDX license expression, e.g. \"MIT\" or \"Apache-2.0\" (License-Expression).")
-	w("# license = \"...\"")
-	if p.Readme != "" {
-		w("readme = %s", tomlString(p.Readme))
-	}
-	if h.AuthorName != "" || h.AuthorEmail != "" {
-		w("# From git config user.name and user.email.")
-		var kv [][2]string
-		if h.AuthorName != "" {
-			kv = append(kv, [2]string{"name", h.AuthorName})
-		}
-		if h.AuthorEmail != "" {
-			kv = append(kv, [2]string{"email", h.AuthorEmail})
-		}
-		w("authors = [%s]", tomlInline(kv))
-	} else {
-		w("# Who makes the release (the wheels' Author and the SBOM's supplier).")
-		w("# authors = [{ name = \"...\", email = \"...\" }]")
-	}
+	pl.project(w)
 	w("")
 
 	w("# The project itself, as committed in git: only committed files are built,")
@@ -389,8 +462,11 @@ func ReleaseTOML(p *Project, h Host) string {
 		w("env = %s", tomlInline(env))
 	}
 	if len(pl.outs) == 0 && len(p.Packages) > 0 {
-		w("# Pure-Python wheels: tagged \"any\". The platform the bundle installs")
-		w("# on (its dependencies are chosen for it): this machine's C library.")
+		kind := "The wheels are"
+		if len(p.Packages) == 1 {
+			kind = "The wheel is"
+		}
+		para(w, kind+" pure Python, tagged \"any\". install_platform is the platform the bundle installs on (its dependencies are chosen for it): this machine's.")
 		w("platform_tag = \"any\"")
 		w("install_platform = %s", tomlString(t.installPlatform))
 	}
@@ -399,10 +475,13 @@ func ReleaseTOML(p *Project, h Host) string {
 	pl.toolchains(w)
 
 	if len(pl.steps) == 0 && len(p.Packages) == 0 {
-		w("# %s: nothing to build was found (no go.mod with a main package, no", EditMe)
-		w("# Makefile or CMakeLists.txt, no Python package). Write the command that")
-		w("# builds your project into ${MKRELEASE_OUT}, list what it writes in")
-		w("# outputs, and add a [[wheel]] that includes it.")
+		wheel := "a [[wheel]] that includes it"
+		if p.Pyproject != nil {
+			wheel = "a [[wheel]] named " + tomlString(p.Name) + " (the distribution pyproject.toml describes) that includes it"
+		}
+		para(w, EditMe+": nothing to build was found (no go.mod with a main package, no Makefile or CMakeLists.txt, "+
+			"no Python package). Write the command that builds your project into ${MKRELEASE_OUT}, list what it "+
+			"writes in outputs, and add "+wheel+".")
 		w("[[build.step]]")
 		w("name = \"build\"")
 		w("source = %s", tomlString(pl.source))
@@ -420,7 +499,7 @@ func ReleaseTOML(p *Project, h Host) string {
 	}
 	for _, s := range pl.steps {
 		for _, c := range s.comment {
-			w("# %s", c)
+			para(w, c)
 		}
 		w("[[build.step]]")
 		w("name = %s", tomlString(s.name))
@@ -433,6 +512,13 @@ func ReleaseTOML(p *Project, h Host) string {
 		w("")
 	}
 
+	if p.Cargo {
+		para(w, EditMe+": Cargo.toml is here, and init writes no build step for Rust. If the Python packages "+
+			"need the library it builds, add a [[build.step]] that runs `cargo build --release --offline` "+
+			"(steps have no network: commit the crates `cargo vendor` writes) and copies the library into "+
+			"${MKRELEASE_OUT}, and include it in a wheel.")
+		w("")
+	}
 	pl.wheels(w)
 
 	if len(pl.outs) > 0 || len(p.Packages) > 0 {
@@ -561,68 +647,256 @@ func (pl *plan) toolchains(w func(string, ...any)) {
 	}
 }
 
-// wheels renders the [[wheel]] tables: the Python packages and the native
-// outputs in one pair (the packages' wheel requires the native wheel at
-// exactly this version), or one wheel when there is only one kind.
+// pyWheelFields are the distribution fields of pyproject.toml's [project]
+// that go to the wheel named as the release, with their release.toml keys.
+var pyWheelFields = [][2]string{
+	{"requires-python", "requires_python"}, {"dependencies", "requires"}, {"optional-dependencies", "extras"},
+	{"classifiers", "classifiers"}, {"keywords", "keywords"}, {"scripts", "scripts"},
+	{"gui-scripts", "gui_scripts"}, {"entry-points", "entry_points"},
+}
+
+// project renders [project]. With a pyproject.toml it reads the metadata
+// from there (from) and writes only what the file does not give: a
+// version, summary, license, readme or authors it lacks or lists as
+// dynamic, each with a comment saying why it is written here.
+func (pl *plan) project(w func(string, ...any)) {
+	p, h, pp := pl.p, pl.h, pl.p.Pyproject
+	if pp != nil {
+		para(w, "The release's metadata is pyproject.toml's [project] table, read each time mkrelease runs: "+
+			"its name, version, description (the summary), license, readme, urls, authors and maintainers, "+
+			"and, for the wheel named as the release ("+tomlString(p.Name)+"), its requires-python, dependencies, "+
+			"scripts, entry points, classifiers and keywords. Change them there: a value written here as well "+
+			"must be the same, or mkrelease refuses. mkrelease reads the pyproject.toml beside this file, "+
+			"not the one of the commit [[source]] names.")
+		w("[project]")
+		w("from = \"pyproject.toml\"")
+	} else {
+		w("[project]")
+		w("name = %s", tomlString(p.Name))
+	}
+
+	switch {
+	case pp == nil:
+		para(w, "Raise the version for each release, with a section for it in "+changelogPath(p)+".")
+		w("version = %s", tomlString(p.Version))
+	case pp.Dynamic["version"]:
+		para(w, EditMe+": pyproject.toml lists version as dynamic: its build backend computes it, and "+
+			"mkrelease runs none. Write this release's version here, and as the heading of its section in "+
+			changelogPath(p)+".")
+		w("version = %s", tomlString(p.Version))
+	case !pp.Set["version"]:
+		para(w, "pyproject.toml gives no version: the release's is written here. Or add it to "+
+			"pyproject.toml's [project] and delete this line.")
+		w("version = %s", tomlString(p.Version))
+	}
+
+	switch {
+	case pp.gives("description"):
+	case pp != nil && pp.Dynamic["description"]:
+		para(w, EditMe+": pyproject.toml lists description as dynamic, which mkrelease cannot compute: "+
+			"write one line saying what "+p.Name+" does (the wheels' Summary) here.")
+		w("# summary = \"...\"")
+	case pp != nil:
+		para(w, "pyproject.toml has no description: one line saying what "+p.Name+" does (the wheels' "+
+			"Summary) goes here, or into pyproject.toml's description.")
+		w("# summary = \"...\"")
+	default:
+		para(w, "One line saying what "+p.Name+" does (the wheels' Summary).")
+		w("# summary = \"...\"")
+	}
+
+	pl.license(w)
+
+	switch {
+	case pp.gives("readme"):
+	case p.Readme != "":
+		switch {
+		case pp == nil:
+			para(w, "The wheels' long description.")
+		case pp.Dynamic["readme"]:
+			para(w, "pyproject.toml lists readme as dynamic: "+p.Readme+" is the wheels' long description.")
+		default:
+			para(w, "pyproject.toml names no readme: "+p.Readme+" is the wheels' long description.")
+		}
+		w("readme = %s", tomlString(p.Readme))
+	case pp != nil && pp.Dynamic["readme"]:
+		para(w, EditMe+": pyproject.toml lists readme as dynamic, which mkrelease cannot compute: "+
+			"name the file of the wheels' long description here.")
+		w("# readme = \"README.md\"")
+	}
+
+	switch {
+	case pp.gives("authors"):
+	case h.AuthorName != "" || h.AuthorEmail != "":
+		const from = "git config's user.name and user.email (the wheels' Author, and the release's supplier in the SBOM)"
+		switch {
+		case pp == nil:
+			para(w, "From "+from+".")
+		case pp.Dynamic["authors"]:
+			para(w, "pyproject.toml lists authors as dynamic: these are "+from+".")
+		default:
+			para(w, "pyproject.toml names no authors: these are "+from+".")
+		}
+		var kv [][2]string
+		if h.AuthorName != "" {
+			kv = append(kv, [2]string{"name", h.AuthorName})
+		}
+		if h.AuthorEmail != "" {
+			kv = append(kv, [2]string{"email", h.AuthorEmail})
+		}
+		w("authors = [%s]", tomlInline(kv))
+	default:
+		if pp != nil && pp.Dynamic["authors"] {
+			para(w, EditMe+": pyproject.toml lists authors as dynamic, which mkrelease cannot compute: write them here.")
+		}
+		para(w, "Who makes the release (the wheels' Author and the SBOM's supplier).")
+		w("# authors = [{ name = \"...\", email = \"...\" }]")
+	}
+	if pp != nil {
+		for _, f := range [][2]string{{"urls", `urls = { Homepage = "https://..." }`}, {"maintainers", `maintainers = [{ name = "...", email = "..." }]`}} {
+			if pp.Dynamic[f[0]] {
+				para(w, EditMe+": pyproject.toml lists "+f[0]+" as dynamic, which mkrelease cannot compute: write them here.")
+				w("# %s", f[1])
+			}
+		}
+	}
+}
+
+// license renders [project] license: nothing when pyproject.toml gives
+// it, else the expression init found, or a commented line saying what to
+// write.
+func (pl *plan) license(w func(string, ...any)) {
+	p, pp := pl.p, pl.p.Pyproject
+	var why string // why release.toml writes it although there is a pyproject.toml
+	switch {
+	case pp.gives("license"):
+		return
+	case pp == nil:
+	case pp.Dynamic["license"]:
+		why = "pyproject.toml lists license as dynamic, which mkrelease cannot compute"
+	case pp.LicenseTable:
+		why = "pyproject.toml's license is a table (the form before PEP 639), not an SPDX expression"
+	default:
+		why = "pyproject.toml has no license"
+	}
+	const what = "an SPDX expression (the wheels' License-Expression)"
+	switch {
+	case p.License != "" && why != "":
+		para(w, why+": this is the license read from "+p.LicenseFrom+", "+what+".")
+		w("license = %s", tomlString(p.License))
+		return
+	case p.License != "":
+		para(w, "The release's license, "+what+", read from "+p.LicenseFrom+".")
+		w("license = %s", tomlString(p.License))
+		return
+	}
+	var text string
+	switch {
+	case pp != nil && (pp.Dynamic["license"] || pp.LicenseTable): // the loader refuses it without one here
+		text = EditMe + ": " + why + ": write the license here, " + what + ", e.g. \"MIT\" or \"Apache-2.0\"."
+	case why != "":
+		text = why + ": write the license here, " + what + ", e.g. \"MIT\" or \"Apache-2.0\"; or in pyproject.toml."
+	default:
+		text = "The release's license, " + what + ", e.g. \"MIT\" or \"Apache-2.0\"."
+	}
+	if p.LicenseHint != "" {
+		text += " init wrote none, as " + p.LicenseHint + "."
+	}
+	para(w, text)
+	w("# license = \"...\"")
+}
+
+// wheels renders the [[wheel]] tables: one per Python package, and one for
+// the native outputs, which the wheel of the package the libraries go into
+// requires at exactly this version (a pair).
 func (pl *plan) wheels(w func(string, ...any)) {
 	p := pl.p
 	if len(pl.outs) == 0 && len(p.Packages) == 0 {
 		return
 	}
-	native := p.Name
-	// libDir is where libraries go: next to the (first) package's
-	// __init__.py, where a ctypes binding looks for them.
-	libDir := strings.ReplaceAll(p.Name, "-", "_")
-	if len(p.Packages) > 0 {
-		libDir = pkgBase(p.Packages[0])
+	ships := ""
+	if len(p.LicenseFiles) > 0 {
+		ships = " Each ships the license file" + plural(len(p.LicenseFiles)) + " " + strings.Join(p.LicenseFiles, ", ") + "."
 	}
-	if len(p.Packages) > 0 {
-		native = p.Name + "-native"
-		w("# The wheels: %s holds the Python package%s, and requires", p.Name, plural(len(p.Packages)))
-		if len(pl.outs) > 0 {
-			w("# %s (the native code) at exactly this version: a pair.", native)
+	switch {
+	case len(pl.pyWheels) > 0 && pl.native != "":
+		para(w, "The wheels: one per Python package, and "+tomlString(pl.native)+" for the native code."+ships)
+	case len(pl.pyWheels) > 1:
+		para(w, "The wheels: one per Python package, each pure Python."+ships)
+	}
+	describes := "It is the distribution pyproject.toml describes: its requires-python, dependencies, scripts and the rest come from there."
+	for _, pw := range pl.pyWheels {
+		text := tomlString(pw.name) + " holds the Python package " + pkgBase(pw.pkg) + " (the folder " + pw.pkg + "/)."
+		switch {
+		case pw.main && p.Pyproject != nil:
+			text += " " + describes
+		case p.Pyproject != nil:
+			text += " pyproject.toml describes " + tomlString(p.Name) + " only: write this wheel's own requires_python, requires (its dependencies) or scripts here if it needs them."
+		}
+		switch {
+		case pw.pair == "":
+		case pw.pair == pl.native:
+			text += " It requires " + tomlString(pw.pair) + " at exactly this version (pair), so pip installs the two together."
+		default:
+			text += " Its package imports " + pkgBase(pw.pairPkg) + ", so it requires " + tomlString(pw.pair) + " at exactly this version (pair)."
+		}
+		if len(pw.more) > 0 {
+			text += " It also imports the packages of " + quoteList(pw.more) + ", and pair names one wheel only: list " +
+				map[bool]string{true: "it", false: "them"}[len(pw.more) == 1] + " in requires, as \"NAME==VERSION\"."
+		}
+		para(w, text)
+		if pw.main && p.Pyproject != nil {
+			pl.dynamicWheelFields(w)
 		}
 		w("[[wheel]]")
-		w("name = %s", tomlString(p.Name))
-		if len(pl.outs) > 0 {
-			w("pair = %s", tomlString(native))
-		}
-		if p.RequiresPython != "" {
-			w("requires_python = %s", tomlString(p.RequiresPython))
+		w("name = %s", tomlString(pw.name))
+		if pw.pair != "" {
+			w("pair = %s", tomlString(pw.pair))
 		}
 		w("")
-		for _, pkg := range p.Packages {
-			w("[[wheel.include]]")
-			w("source = %s", tomlString(pl.source))
-			w("from = %s", tomlString(pkg))
-			w("to = %s", tomlString(pkgBase(pkg)))
-			w("")
-		}
+		w("[[wheel.include]]")
+		w("source = %s", tomlString(pl.source))
+		w("from = %s", tomlString(pw.pkg))
+		w("to = %s", tomlString(pkgBase(pw.pkg)))
+		w("")
 		pl.licenses(w)
 	}
-	if len(pl.outs) == 0 {
+	if pl.native == "" {
 		return
 	}
-	if len(p.Packages) > 0 {
-		w("# The native wheel. Libraries go into %s/, next to its __init__.py,", libDir)
-		w("# where a ctypes binding finds them (os.path.dirname(__file__)); change")
-		w("# `to` if yours looks elsewhere. Programs go on PATH (data = \"scripts\").")
-	} else {
-		w("# The wheel. Libraries go into %s/; programs go on PATH", libDir)
-		w("# (data = \"scripts\").")
+	var libs, progs bool
+	for _, o := range pl.outs {
+		libs, progs = libs || o.lib, progs || !o.lib
+	}
+	text := tomlString(pl.native) + " holds the native code."
+	if len(pl.pyWheels) == 0 {
+		text = "The wheel, " + text
+		if p.Pyproject != nil {
+			text += " " + describes
+		}
+	}
+	if libs && len(pl.pyWheels) > 0 {
+		text += " Libraries go into " + pl.libDir + "/, next to the __init__.py of " + pl.libDir +
+			", where a ctypes binding finds them (os.path.dirname(__file__)); change `to` if yours looks elsewhere."
+	} else if libs {
+		text += " Libraries go into " + pl.libDir + "/."
+	}
+	if progs {
+		text += " Programs go on PATH (data = \"scripts\")."
+	}
+	para(w, text)
+	if len(pl.pyWheels) == 0 && p.Pyproject != nil {
+		pl.dynamicWheelFields(w)
 	}
 	w("[[wheel]]")
-	w("name = %s", tomlString(native))
-	if p.RequiresPython != "" {
-		w("requires_python = %s", tomlString(p.RequiresPython))
-	}
+	w("name = %s", tomlString(pl.native))
 	w("")
 	for _, o := range pl.outs {
 		w("[[wheel.include]]")
 		w("step = %s", tomlString(o.step))
 		w("from = %s", tomlString(o.file))
 		if o.lib {
-			w("to = %s", tomlString(libDir+"/"+o.file))
+			w("to = %s", tomlString(pl.libDir+"/"+o.file))
 		} else {
 			w("data = \"scripts\"")
 		}
@@ -631,14 +905,46 @@ func (pl *plan) wheels(w func(string, ...any)) {
 	pl.licenses(w)
 }
 
-func (pl *plan) licenses(w func(string, ...any)) {
-	if pl.p.License == "" {
+// dynamicWheelFields renders, in the wheel named as the release, what to
+// write for the distribution fields pyproject.toml lists as dynamic.
+func (pl *plan) dynamicWheelFields(w func(string, ...any)) {
+	var fields, keys []string
+	for _, f := range pyWheelFields {
+		if pl.p.Pyproject.Dynamic[f[0]] {
+			fields, keys = append(fields, f[0]), append(keys, f[1])
+		}
+	}
+	if len(fields) == 0 {
 		return
 	}
-	w("[[wheel.licenses]]")
-	w("source = %s", tomlString(pl.source))
-	w("from = %s", tomlString(pl.p.License))
-	w("")
+	para(w, EditMe+": pyproject.toml lists "+joinAnd(fields)+" as dynamic, which mkrelease cannot compute: write "+joinAnd(keys)+" here.")
+}
+
+// quoteList writes names as TOML strings joined by commas and "and".
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = tomlString(n)
+	}
+	return joinAnd(q)
+}
+
+// joinAnd joins words with commas and a last "and".
+func joinAnd(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+// licenses renders a wheel's [[wheel.licenses]]: every license file found.
+func (pl *plan) licenses(w func(string, ...any)) {
+	for _, f := range pl.p.LicenseFiles {
+		w("[[wheel.licenses]]")
+		w("source = %s", tomlString(pl.source))
+		w("from = %s", tomlString(f))
+		w("")
+	}
 }
 
 func plural(n int) string {

@@ -59,9 +59,10 @@ func TestDetectAndRender(t *testing.T) {
 		},
 		host: Host{GOOS: "linux", GOARCH: "amd64", Pythons: []string{"3.11", "3.12"}, Commit: commit,
 			AuthorName: "Dev Eloper", AuthorEmail: "dev@example.invalid", CCSupplier: "Organization: Debian"},
-		want: Project{Name: "my-project", Version: "0.1.0", License: "LICENSE", Make: &Native{File: "Makefile", Library: "libgreet.so", CFlags: "-O2"}, Packages: []string{"greet"}},
-		in: []string{`name = "my-project"`, `git = "."`, `commit = "` + commit + `"`, `"make libgreet.so && cp libgreet.so ${MKRELEASE_OUT}/"`,
-			`outputs = ["libgreet.so"]`, "`CFLAGS ?= -O2`: env gives that default here.\n[[build.step]]", `env = { CFLAGS = "-O2" }`, `pair = "my-project-native"`, `to = "greet/libgreet.so"`, `env = { CC = "cc" }`,
+		want: Project{Name: "my-project", Version: "0.1.0", LicenseFiles: []string{"LICENSE"}, License: "MIT", LicenseFrom: "the text of LICENSE",
+			Make: &Native{File: "Makefile", Library: "libgreet.so", CFlags: "-O2"}, Packages: []string{"greet"}},
+		in: []string{`name = "my-project"`, "\nlicense = \"MIT\"\n", `name = "my-project-native"`, `git = "."`, `commit = "` + commit + `"`, `"make libgreet.so && cp libgreet.so ${MKRELEASE_OUT}/"`,
+			`outputs = ["libgreet.so"]`, "so env gives that default here.\n[[build.step]]", `env = { CFLAGS = "-O2" }`, `pair = "my-project-native"`, `to = "greet/libgreet.so"`, `env = { CC = "cc" }`,
 			`pythons = ["3.11", "3.12"]`, `from = "LICENSE"`, `name = "make"`,
 			`authors = [{ name = "Dev Eloper", email = "dev@example.invalid" }]`, `supplier = "Person: Dev Eloper (dev@example.invalid)"`,
 			"command = [\"${CC}\", \"--version\"]\nper_target = true\n# The supplier `cc --version` names; another machine's compiler may differ.\nsupplier = \"Organization: Debian\"",
@@ -106,13 +107,101 @@ func TestDetectAndRender(t *testing.T) {
 		name: "cmake with a pyproject under src",
 		files: map[string]string{
 			"CMakeLists.txt":             "project(fast C)\nadd_library(fast SHARED fast.c)\n",
-			"pyproject.toml":             "[project]\nname = \"Fast_Thing\"\nversion = \"2.1\"\ndescription = \"\"\"A fast\n thing\"\"\"\nrequires-python = \">=3.12\"\n",
+			"pyproject.toml":             "[project]\nname = \"Fast_Thing\"\nversion = \"2.1\"\ndescription = \"A fast thing\"\nrequires-python = \">=3.12\"\n",
 			"src/fast_thing/__init__.py": "",
 		},
 		host: linux,
-		want: Project{Name: "fast-thing", Version: "2.1", Summary: "A fast thing", RequiresPython: ">=3.12", Pyproject: true,
-			CMake: &Native{File: "CMakeLists.txt", Library: "libfast.so"}, Packages: []string{"src/fast_thing"}},
-		in: []string{`version = "2.1"`, `summary = "A fast thing"`, `requires_python = ">=3.12"`, `cp ${TMPDIR}/build/libfast.so`, `from = "src/fast_thing"`, `to = "fast_thing"`, `name = "cmake"`},
+		want: Project{Name: "fast-thing", Version: "2.1", RequiresPython: ">=3.12",
+			Pyproject: &Pyproject{Set: set("name", "version", "description", "requires-python"), Dynamic: set()},
+			CMake:     &Native{File: "CMakeLists.txt", Library: "libfast.so"}, Packages: []string{"src/fast_thing"}},
+		in: []string{"[project]\nfrom = \"pyproject.toml\"\n", `cp ${TMPDIR}/build/libfast.so`, `from = "src/fast_thing"`, `to = "fast_thing"`, `name = "cmake"`,
+			"[[wheel]]\nname = \"fast-thing\"\npair = \"fast-thing-native\"\n"},
+		out: []string{"version =", "summary =", "requires_python", "\nlicense ="},
+	}, {
+		name: "pyproject with dynamic fields",
+		files: map[string]string{
+			"pyproject.toml":  "[project]\nname = \"dyn\"\ndynamic = [\"version\", \"dependencies\", \"readme\"]\n",
+			"dyn/__init__.py": "",
+			"README.rst":      "dyn\n",
+		},
+		host: linux,
+		want: Project{Name: "dyn", Version: "0.1.0", Readme: "README.rst", Packages: []string{"dyn"},
+			Pyproject: &Pyproject{Set: set("name", "dynamic"), Dynamic: set("version", "dependencies", "readme")}},
+		in: []string{EditMe + ": pyproject.toml lists version as dynamic", "version = \"0.1.0\"", "# pyproject.toml lists readme as dynamic: README.rst",
+			"readme = \"README.rst\"", EditMe + ": pyproject.toml lists dependencies as dynamic, which mkrelease\n# cannot compute: write requires here."},
+		checkErr: "dependencies is dynamic",
+	}, {
+		name: "pyproject with a license table and an Apache LICENSE",
+		files: map[string]string{
+			"pyproject.toml":     "[project]\nname = \"tabled\"\nversion = \"3.0\"\ndescription = \"x\"\nlicense = { file = \"LICENSE\" }\n",
+			"LICENSE":            "                                 Apache License\n                           Version 2.0, January 2004\n",
+			"tabled/__init__.py": "",
+		},
+		host: linux,
+		want: Project{Name: "tabled", Version: "3.0", Packages: []string{"tabled"}, LicenseFiles: []string{"LICENSE"}, License: "Apache-2.0", LicenseFrom: "the text of LICENSE",
+			Pyproject: &Pyproject{Set: set("name", "version", "description", "license"), Dynamic: set(), LicenseTable: true}},
+		in:  []string{"# pyproject.toml's license is a table (the form before PEP 639), not an SPDX expression: this is the license read from the text of LICENSE, an SPDX expression (the wheels' License-Expression).\nlicense = \"Apache-2.0\"\n"},
+		out: []string{EditMe, "version ="},
+	}, {
+		name: "a GPL text and SPDX headers that settle it",
+		files: map[string]string{
+			"COPYING":         "GNU GENERAL PUBLIC LICENSE\nVersion 3, 29 June 2007\n",
+			"gpl/__init__.py": "# SPDX-License-Identifier: GPL-3.0-or-later\n",
+			"gpl/_impl.py":    "#!/usr/bin/env python3\n# SPDX-License-Identifier: GPL-3.0-or-later\n",
+		},
+		host: linux,
+		want: Project{Name: "my-project", Version: "0.1.0", Packages: []string{"gpl"}, LicenseFiles: []string{"COPYING"},
+			License: "GPL-3.0-or-later", LicenseFrom: "the SPDX-License-Identifier lines of gpl/__init__.py and 1 more file"},
+		in: []string{"license = \"GPL-3.0-or-later\"", "from = \"COPYING\""},
+	}, {
+		name: "a GPL text alone",
+		files: map[string]string{
+			"COPYING":         "GNU GENERAL PUBLIC LICENSE\nVersion 3, 29 June 2007\n",
+			"gpl/__init__.py": "",
+		},
+		host: linux,
+		want: Project{Name: "my-project", Version: "0.1.0", Packages: []string{"gpl"}, LicenseFiles: []string{"COPYING"},
+			LicenseHint: "COPYING is the GNU GPL version 3: GPL-3.0-only or GPL-3.0-or-later"},
+		in:  []string{"init wrote none, as COPYING is the GNU GPL version 3: GPL-3.0-only or GPL-3.0-or-later.", "\n# license = \"...\"\n"},
+		out: []string{"\nlicense ="},
+	}, {
+		name: "sources that disagree on the license",
+		files: map[string]string{
+			"a.c":      "/* SPDX-License-Identifier: MIT */\n",
+			"b.c":      "// SPDX-License-Identifier: BSD-3-Clause\n",
+			"Makefile": "liba.so: a.c b.c\n",
+		},
+		host: linux,
+		want: Project{Name: "my-project", Version: "0.1.0", Make: &Native{File: "Makefile", Library: "liba.so"},
+			LicenseHint: "the SPDX-License-Identifier lines of the sources name several licenses (BSD-3-Clause, MIT)"},
+		in:  []string{"init wrote none, as the SPDX-License-Identifier lines of the sources name several licenses (BSD-3-Clause, MIT).", "\n# license = \"...\"\n"},
+		out: []string{"\nlicense ="},
+	}, {
+		name: "a Rust crate with two Python packages (issue 41)",
+		files: map[string]string{
+			"Cargo.toml":              "[package]\nname = \"rustsum\"\n",
+			"src/lib.rs":              "// SPDX-License-Identifier: MIT OR Apache-2.0\n",
+			"rustsum/__init__.py":     "",
+			"rustsum_cli/__init__.py": "",
+		},
+		host: linux,
+		want: Project{Name: "my-project", Version: "0.1.0", Cargo: true, Packages: []string{"rustsum", "rustsum_cli"},
+			License: "MIT OR Apache-2.0", LicenseFrom: "the SPDX-License-Identifier line of src/lib.rs"},
+		in: []string{EditMe + ": Cargo.toml is here, and init writes no build step for Rust.", "[[wheel]]\nname = \"rustsum\"\n\n", "[[wheel]]\nname = \"rustsum-cli\"\n\n",
+			"license = \"MIT OR Apache-2.0\""},
+		out: []string{"pair =", "holds the Python packages"},
+	}, {
+		name: "two packages, one importing the other, and a library",
+		files: map[string]string{
+			"Makefile":            "libduo.so: duo.c\n",
+			"duo/__init__.py":     "",
+			"duo_cli/__init__.py": "import os, duo.core as core\n",
+		},
+		host: linux,
+		want: Project{Name: "my-project", Version: "0.1.0", Make: &Native{File: "Makefile", Library: "libduo.so"},
+			Packages: []string{"duo", "duo_cli"}, Imports: map[string][]string{"duo_cli": {"duo"}}},
+		in: []string{"[[wheel]]\nname = \"duo\"\npair = \"my-project-native\"\n", "[[wheel]]\nname = \"duo-cli\"\npair = \"duo\"\n",
+			"to = \"duo/libduo.so\"", "Its package imports duo, so it requires \"duo\" at exactly this version (pair)."},
 	}, {
 		name:  "pure python package",
 		files: map[string]string{"pkg/__init__.py": "", "README.md": "# hi\n", "CHANGELOG.md": "## 0.1.0\n"},
@@ -142,8 +231,9 @@ func TestDetectAndRender(t *testing.T) {
 				}
 			}
 			toml := ReleaseTOML(p, tc.host)
+			flat := flatComments(toml)
 			for _, s := range tc.in {
-				if !strings.Contains(toml, s) {
+				if !strings.Contains(toml, s) && !strings.Contains(flat, s) {
 					t.Errorf("release.toml lacks %q:\n%s", s, toml)
 				}
 			}
@@ -164,6 +254,39 @@ func TestDetectAndRender(t *testing.T) {
 			}
 		})
 	}
+}
+
+// flatComments joins each paragraph of comment lines of a rendered
+// release.toml into one line, so that a test finds a sentence wherever
+// the comment wraps.
+func flatComments(toml string) string {
+	var b strings.Builder
+	inComment := false
+	for _, line := range strings.Split(toml, "\n") {
+		text, ok := strings.CutPrefix(line, "# ")
+		switch {
+		case ok && inComment:
+			b.WriteString(" " + text)
+		case ok:
+			b.WriteString("# " + text)
+		default:
+			if inComment {
+				b.WriteString("\n")
+			}
+			b.WriteString(line + "\n")
+		}
+		inComment = ok
+	}
+	return b.String()
+}
+
+// set is a set of strings, as Pyproject holds its keys.
+func set(keys ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, k := range keys {
+		m[k] = true
+	}
+	return m
 }
 
 func TestDetectRefusesBrokenFiles(t *testing.T) {
@@ -481,13 +604,14 @@ func TestDetectRefusesBadVersion(t *testing.T) {
 }
 
 // What init writes into release.toml stays data: values holding quotes,
-// backslashes or newlines (a description, git's user.name, the folder of a
-// Go program a comment quotes) read back as they were, and add no key.
+// backslashes or newlines (a license expression, git's user.name, the
+// folder of a Go program a comment quotes, a file a license hint names)
+// read back as they were, and add no key.
 func TestReleaseTOMLKeepsValuesData(t *testing.T) {
 	p := &Project{Name: "demo", Version: "1.0",
-		Summary:        `Says "hi" \ twice`,
-		RequiresPython: ">=3.9\n[evil]",
-		Go:             &GoModule{Path: "example.com/demo", Mains: []string{"cmd/x\n[injected]\nkey = 1"}},
+		License:     `MIT" \ x`,
+		LicenseFrom: "the SPDX-License-Identifier line of a\n[evil]\nb.c",
+		Go:          &GoModule{Path: "example.com/demo", Mains: []string{"cmd/x\n[injected]\nkey = 1"}},
 	}
 	h := linux
 	h.AuthorName = "Dev \"Q\"\nEloper"
@@ -498,23 +622,27 @@ func TestReleaseTOMLKeepsValuesData(t *testing.T) {
 	if err := toml.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("release.toml does not parse: %v\n%s", err, out)
 	}
-	if _, ok := doc["injected"]; ok {
-		t.Errorf("a folder name added a table:\n%s", out)
-	}
-	if _, ok := doc["evil"]; ok {
-		t.Errorf("requires-python added a table:\n%s", out)
+	for _, k := range []string{"injected", "evil"} {
+		if _, ok := doc[k]; ok {
+			t.Errorf("a value added the table %s:\n%s", k, out)
+		}
 	}
 	project := doc["project"].(map[string]any)
-	if project["summary"] != p.Summary {
-		t.Errorf("summary = %q, want %q", project["summary"], p.Summary)
+	if project["license"] != p.License {
+		t.Errorf("license = %q, want %q", project["license"], p.License)
 	}
 	authors := project["authors"].([]any)[0].(map[string]any)
 	if authors["name"] != h.AuthorName || authors["email"] != h.AuthorEmail {
 		t.Errorf("authors = %q, want %q and %q", authors, h.AuthorName, h.AuthorEmail)
 	}
 	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "key = ") || strings.HasPrefix(line, "bad") {
+		if strings.HasPrefix(strings.TrimSpace(line), "key = ") || strings.HasPrefix(line, "bad") || strings.HasPrefix(line, "b.c") {
 			t.Errorf("a value became a line of its own: %q", line)
+		}
+	}
+	for _, l := range Summary(p, h) {
+		if strings.ContainsAny(l, "\r\n") {
+			t.Errorf("a summary line holds a line break: %q", l)
 		}
 	}
 }

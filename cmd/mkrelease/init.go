@@ -32,11 +32,15 @@ func NewCmdInit(f *Factory, g *globalOptions, runF func(*InitOptions) error) *co
 		Short: "Scaffold release.toml, a changelog, a verifier skeleton and .gitignore lines, then lock",
 		Long: `Init looks at the project in DIR (default: the current folder) and writes a
 commented release.toml for it: a Go module's main and c-shared (//export)
-packages, a Makefile's or CMake project's shared library, and the Python
-packages (folders with __init__.py, at the top or under src/) become build
-steps and wheels; pyproject.toml's [project] gives the name, version,
-summary and requires-python. The project is the source as committed in git
-(the HEAD commit), so ignored and uncommitted files are never built.
+packages and a Makefile's or CMake project's shared library become build
+steps and a native wheel; each Python package (a folder with __init__.py,
+at the top or under src/) becomes a wheel of its own. With a pyproject.toml
+[project] table, release.toml reads the release's metadata from it
+(from = "pyproject.toml") and writes only what it lacks; without one, the
+license is read from the LICENSE file's text or the sources'
+SPDX-License-Identifier lines. The project is the source as committed in
+git (the HEAD commit), so ignored and uncommitted files are never built.
+Init prints what it detected, the license and the wheels.
 
 It also writes CHANGELOG.md (when there is no changelog) with a section for
 the version, a verifier skeleton (verifier/: one cases lane, one crossover
@@ -90,7 +94,9 @@ func initRun(ctx context.Context, o *InitOptions) error {
 	if err != nil {
 		return fmt.Errorf("init: %w", err)
 	}
-	fmt.Fprintf(w, "detected: %s\n", describe(p))
+	for _, l := range scaffold.Summary(p, h) {
+		fmt.Fprintln(w, l)
+	}
 	for _, f := range written {
 		fmt.Fprintf(w, "  wrote %s\n", filepath.ToSlash(filepath.Join(o.Dir, f)))
 	}
@@ -138,33 +144,4 @@ func bundlePath(cfgPath string) string {
 		return "dist/" + dist.NamesOf("NAME", "VERSION").Bundle("TARGET")
 	}
 	return "dist/" + dist.NamesOf(c.Project.NormalizedName, c.Project.Version).Bundle(c.Targets[0].Name)
-}
-
-// describe says in words what init detected.
-func describe(p *scaffold.Project) string {
-	var parts []string
-	if g := p.Go; g != nil {
-		parts = append(parts, fmt.Sprintf("Go module %s (%d program%s, %d c-shared librar%s)", g.Path,
-			len(g.Mains), plural(len(g.Mains)), len(g.CShared), map[bool]string{true: "y", false: "ies"}[len(g.CShared) == 1]))
-	}
-	for _, n := range []*scaffold.Native{p.Make, p.CMake} {
-		if n == nil {
-			continue
-		}
-		lib := n.Library
-		if lib == "" {
-			lib = "no library named"
-		}
-		parts = append(parts, n.File+" ("+lib+")")
-	}
-	if len(p.Packages) > 0 {
-		parts = append(parts, "Python package"+plural(len(p.Packages))+" "+strings.Join(p.Packages, ", "))
-	}
-	if p.Pyproject {
-		parts = append(parts, "pyproject.toml")
-	}
-	if len(parts) == 0 {
-		return "nothing to build (see the EDIT ME in release.toml)"
-	}
-	return p.Name + " " + p.Version + ": " + strings.Join(parts, "; ")
 }
