@@ -418,13 +418,13 @@ func TestEmbeddedDefault(t *testing.T) {
 		if len(libs) != 2 {
 			t.Fatalf("expected two cached libvexl.so, found %v", libs)
 		}
-		for _, l := range libs {
-			b, _ := os.ReadFile(l)
-			b[len(b)/2] ^= 0xff
-			os.WriteFile(l, b, 0o755)
-		}
+		// One is damaged: rebuilding it compiles Go's standard library and
+		// zig's C libraries for its target again (a minute or more here).
+		b, _ := os.ReadFile(libs[0])
+		b[len(b)/2] ^= 0xff
+		os.WriteFile(libs[0], b, 0o755)
 		out, errOut, code := a.mkrelease(t, "build")
-		if code != 0 || !strings.Contains(out, "9 actions (2 ran, 7 cached)") || !strings.Contains(errOut, "damaged cache entry") {
+		if code != 0 || !strings.Contains(out, "9 actions (1 ran, 8 cached)") || !strings.Contains(errOut, "damaged cache entry") {
 			t.Fatalf("build after damage: exit %d\n%s\n%s", code, out, errOut)
 		}
 		after := tree(t, filepath.Join(a.dir, "dist"))
