@@ -285,6 +285,10 @@ type Lane struct {
 	// CaseTimeout bounds the time between two cases of a cases lane
 	// (default 2m): a lane that stops reporting is stopped.
 	CaseTimeout Duration `toml:"case_timeout"`
+	// LaneTimeout bounds the whole of a crossover lane, every workload's
+	// workers together (default [DefaultLaneTimeout]): a lane still
+	// running then is stopped, and the run refuses to write evidence.
+	LaneTimeout Duration `toml:"lane_timeout"`
 	// Candidate and Reference are a crossover lane's worker commands
 	// (${WORKLOAD} is the workload's name), with their own environments.
 	Candidate    []string          `toml:"candidate" text:"command"`
@@ -297,6 +301,13 @@ type Lane struct {
 	// Workloads of a crossover lane.
 	Workloads []Workload `toml:"workload"`
 }
+
+// DefaultLaneTimeout bounds a crossover lane whose [[evidence.lane]] sets
+// no lane_timeout: about six times the 4 to 5 minutes the example
+// project's throughput lane (11 workloads, 44 workers) takes on an idle
+// 2-CPU machine, and far less than its 44 workers could run into their
+// own timeouts one by one (10 minutes each).
+const DefaultLaneTimeout = 30 * time.Minute
 
 // Workload is one crossover workload and the phase it is counted in.
 type Workload struct {

@@ -755,12 +755,18 @@ func (v *validator) evidence(e *Evidence) {
 			if len(l.Workloads) > 0 || len(l.Candidate) > 0 || len(l.Reference) > 0 {
 				v.errorf(key, "candidate, reference and workloads belong to crossover lanes", "cases lane %q has crossover settings", l.Name)
 			}
+			if l.LaneTimeout.Duration != 0 {
+				v.errorf(key+".lane_timeout", "a cases lane's timeout bounds the whole lane: write timeout = \"...\" instead", "cases lane %q has lane_timeout, which bounds a crossover lane", l.Name)
+			}
 		case LaneCrossover:
 			if len(l.Candidate) == 0 || len(l.Reference) == 0 {
 				v.errorf(key, `set candidate = [...] and reference = [...] (${WORKLOAD} is the workload's name)`, "crossover lane %q needs a candidate and a reference command", l.Name)
 			}
 			if len(l.Run) > 0 {
 				v.errorf(key+".run", "a crossover lane runs candidate and reference workers; remove run", "crossover lane %q has run", l.Name)
+			}
+			if l.LaneTimeout.Duration == 0 {
+				l.LaneTimeout.Duration = DefaultLaneTimeout
 			}
 			if l.Steps == 0 {
 				l.Steps = 16
