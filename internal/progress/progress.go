@@ -171,7 +171,14 @@ func (t *Task) Add(n int64) {
 
 // Done ends the task; a plain meter prints its last line (what was done,
 // in how long), a live one removes it from the status line.
-func (t *Task) Done() {
+func (t *Task) Done() { t.end(true) }
+
+// DoneQuiet ends the task as Done does, but a plain meter prints no last
+// line: for a caller that logs the task's result itself (with more in it
+// than a count), so that the end of the work is printed once.
+func (t *Task) DoneQuiet() { t.end(false) }
+
+func (t *Task) end(summary bool) {
 	if t == nil {
 		return
 	}
@@ -192,7 +199,7 @@ func (t *Task) Done() {
 		m.redraw(true)
 		return
 	}
-	if now := m.now(); now.Sub(t.start) >= plainMin {
+	if now := m.now(); summary && now.Sub(t.start) >= plainMin {
 		m.plain(t, now)
 	}
 }

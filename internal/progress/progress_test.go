@@ -193,3 +193,29 @@ func TestInertNamesAndLines(t *testing.T) {
 		}
 	}
 }
+
+// TestDoneQuiet: a task its caller logs the end of prints its progress
+// while it runs but no last line; on a terminal it leaves the status
+// line as Done does.
+func TestDoneQuiet(t *testing.T) {
+	c := newClock()
+	var b strings.Builder
+	m := New(&b, Options{Now: c.now})
+	task := m.Start("lane semantic: cases", 0, Items)
+	c.step(6 * time.Second)
+	task.Add(315)
+	c.step(2 * time.Second)
+	task.Add(4)
+	task.DoneQuiet()
+	task.Add(1) // ended: not counted, not printed
+	if got, want := b.String(), "mkrelease: lane semantic: cases 315\n"; got != want {
+		t.Errorf("plain output = %q, want %q", got, want)
+	}
+	b.Reset()
+	live := New(&b, Options{Live: true, Now: c.now})
+	lt := live.Start("lane x", 3, Items)
+	lt.DoneQuiet()
+	if got := b.String(); !strings.HasSuffix(got, "\r\x1b[K") {
+		t.Errorf("live output %q does not end by clearing the status line", got)
+	}
+}
