@@ -57,7 +57,11 @@ TMPDIR in a scratch folder, fixed locale and hash seed):
              a new case
   crossover  for each workload, fresh candidate, reference, reference, candidate
              workers (ABBA); only a reference that fails during start-up is run
-             again, once; every attempt is kept
+             again, once; every attempt is kept. The whole lane is bounded by its
+             lane_timeout (default 30m); on Linux the host's run queue and steal
+             time are watched while it runs, and when the machine is too busy for
+             timings to mean anything the lane stops within seconds with
+             [evidence.host_too_busy]: rerun on an idle machine
 Every aggregate is recomputed from the raw records. The staged evidence is scanned
 for private paths, user and host names and credentials: a hit rejects it, naming
 the file and offset. Otherwise NAME-VERSION-verifier-evidence-TARGET.tar.gz, its
@@ -66,7 +70,8 @@ lane and the recomputed summary, subjects the archive and the exact wheels) are
 written into the release folder.
 
 The exit status is 0 when every lane passed, 1 when the evidence was written but
-a case did not pass or a workload has no usable measurement (or it was rejected).`,
+a case did not pass or a workload has no usable measurement (or it was rejected,
+or a crossover lane was stopped: then nothing is written).`,
 		Example: `  mkrelease evidence run
   mkrelease evidence run --target linux-x86_64 --lane semantic --lane throughput
   mkrelease evidence run --dist dist --python /usr/bin/python3.12 --json`,

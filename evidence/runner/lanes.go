@@ -20,6 +20,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/executor"
 	"github.com/mkrelease/mkrelease/evidence"
+	"github.com/mkrelease/mkrelease/evidence/stats"
 	"github.com/mkrelease/mkrelease/internal/procgroup"
 	"github.com/mkrelease/mkrelease/internal/sandbox"
 )
@@ -40,6 +41,9 @@ type laneEnv struct {
 	// contain confines each command run without a sandbox (the zero
 	// value: its process group only).
 	contain procgroup.Containment
+	// watch watches the host's load while a crossover lane runs (the
+	// zero value watches nothing).
+	watch hostWatch
 }
 
 func (e laneEnv) with(extra map[string]string) laneEnv {
@@ -116,11 +120,14 @@ func runCases(ctx context.Context, l config.Lane, env laneEnv, file string) ([]e
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
-	// Watch progress: the number of complete lines in the cases file. The
-	// progress display shows it (a plain line every few seconds off a
-	// terminal).
+	// Watch progress: the cases reported so far, each complete non-blank
+	// line of the cases file (every one becomes a record: a case, or an
+	// ERROR saying why the line is not one). The progress display shows
+	// the count (a plain line every few seconds off a terminal); the
+	// lane's end is the one line logged below, with the counts of the
+	// records, which the summary counts too.
 	task := progress.FromContext(ctx).Start("lane "+l.Name+": cases", 0, progress.Items)
-	defer task.Done()
+	defer task.DoneQuiet()
 	start := time.Now()
 	lastLines, lastChange := 0, start
 	tick := time.NewTicker(200 * time.Millisecond)
@@ -146,8 +153,8 @@ wait:
 			}
 		}
 	}
+	took := time.Since(start)
 	cases, bad := readCases(l.Name, file)
-	env.log("lane %s: %d cases in %s", l.Name, len(cases), time.Since(start).Round(100*time.Millisecond))
 	switch {
 	case stalled:
 		last := "before its first case"
@@ -164,24 +171,49 @@ wait:
 	if len(cases) == 0 {
 		cases = append(cases, laneError(l.Name, "no-cases", "the lane reported no case"))
 	}
+	env.log("%s", casesEnd(l.Name, cases, took))
 	return cases, log.String(), nil
+}
+
+// casesEnd is a cases lane's end line: its records counted as the summary
+// counts them (stats.Cases), in the order `mkrelease evidence run` prints
+// them: "lane semantic: 319 cases in 1m20.8s: 319 passed, 0 failed, 0
+// errors, 0 skipped". A line the lane wrote that is not a case, and the
+// lane's own failure (a timeout, an exit status), are errors.
+func casesEnd(lane string, cases []evidence.Case, took time.Duration) string {
+	n := stats.Cases(cases).Counts
+	return fmt.Sprintf("lane %s: %d cases in %s: %d passed, %d failed, %d errors, %d skipped",
+		lane, n.Total, round(took), n.Pass, n.Fail, n.Error+n.Invalid, n.Skip)
 }
 
 func laneError(lane, id, msg string) evidence.Case {
 	return evidence.Case{Lane: lane, ID: lane + "/" + id, Status: evidence.StatusError, Tier: "lane", Message: msg}
 }
 
+// countLines counts the complete lines of file that are not blank, as
+// readCases sees them (it skips blank lines, and reads each other one as
+// a case or an ERROR record).
 func countLines(file string) int {
 	f, err := openLaneFile(file)
 	if err != nil {
 		return 0
 	}
 	defer f.Close()
-	n, buf := 0, make([]byte, 64<<10)
+	r := bufio.NewReaderSize(f, 64<<10)
+	n, blank := 0, true
 	for {
-		k, err := f.Read(buf)
-		n += bytes.Count(buf[:k], []byte{'\n'})
-		if err != nil {
+		chunk, err := r.ReadSlice('\n')
+		if len(bytes.TrimSpace(chunk)) > 0 {
+			blank = false
+		}
+		switch {
+		case err == nil:
+			if !blank {
+				n++
+			}
+			blank = true
+		case errors.Is(err, bufio.ErrBufferFull):
+		default:
 			return n
 		}
 	}
@@ -377,18 +409,52 @@ func isHex64(s string) bool {
 // Nothing the steps time. A worker that is not root runs in a user
 // namespace mapping only its own IDs (in the sandbox, to user 1000),
 // where set-user-ID programs (sudo) do not raise privileges.
-func runCrossover(ctx context.Context, l config.Lane, env laneEnv) []evidence.Measurement {
+//
+// The lane as a whole is bounded: when it runs longer than its
+// lane_timeout, or env.watch finds the host too busy for its timings to
+// mean anything (package hostload), the running worker is stopped and the
+// lane returns a *LaneStoppedError (and no measurement) at once, rather
+// than let worker after worker run into its own timeout. It logs its
+// progress after each workload: the workloads done, the time elapsed and
+// the most that is left ("lane throughput: 3/11 workloads, 2m10s elapsed,
+// at most 27m50s left"), and its end once.
+func runCrossover(ctx context.Context, l config.Lane, env laneEnv) ([]evidence.Measurement, error) {
 	if env.box == nil {
 		env.contain = procgroup.ProbeContainment(ctx)
 		if env.contain.Caveat != "" {
 			env.log("lane %s: workers are not fully confined here: %s", l.Name, env.contain.Caveat)
 		}
 	}
+	// The lane stops early, as a whole, when it runs out of its
+	// lane_timeout or the host is too busy to time it (see hostWatch):
+	// not worker by worker, each after its own timeout.
+	start := time.Now()
+	lctx, stop := context.WithCancelCause(ctx)
+	if d := l.LaneTimeout.Duration; d > 0 {
+		var cancel context.CancelFunc
+		lctx, cancel = context.WithTimeoutCause(lctx, d, errLaneTimeout)
+		defer cancel()
+	}
+	watch := env.watch.start(lctx, stop)
+	defer func() {
+		stop(nil) // ends the watch
+		watch.wait()
+	}()
+	if env.watch.read == nil && env.watch.off != "" {
+		env.log("lane %s: the host's load is not watched: %s", l.Name, env.watch.off)
+	}
+	bound := l.LaneTimeout.Duration // 0: none (a lane configured in a test)
+	if bound > 0 {
+		env.log("lane %s: %d workloads, at most %s (lane_timeout)", l.Name, len(l.Workloads), bound)
+	} else {
+		env.log("lane %s: %d workloads", l.Name, len(l.Workloads))
+	}
+
 	var out []evidence.Measurement
 	roles := []string{evidence.RoleCandidate, evidence.RoleReference, evidence.RoleReference, evidence.RoleCandidate}
 	task := progress.FromContext(ctx).Start("lane "+l.Name+": workers", int64(len(roles)*len(l.Workloads)), progress.Items)
-	defer task.Done()
-	for _, w := range l.Workloads {
+	defer task.DoneQuiet()
+	for done, w := range l.Workloads {
 		var chosen [4]int // index into out of each slot's last attempt
 		for slot, role := range roles {
 			argv, extra := l.Candidate, l.CandidateEnv
@@ -404,7 +470,12 @@ func runCrossover(ctx context.Context, l config.Lane, env laneEnv) []evidence.Me
 			we.expand["STEPS"] = strconv.Itoa(l.Steps)
 			we.expand["WARMUPS"] = strconv.Itoa(l.Warmups)
 			for attempt := 1; attempt <= 2; attempt++ {
-				m := runWorker(ctx, l, we, argv, evidence.Measurement{Lane: l.Name, Workload: w.Name, Phase: w.Phase, Role: role, Slot: slot + 1, Attempt: attempt})
+				m := runWorker(lctx, l, we, argv, evidence.Measurement{Lane: l.Name, Workload: w.Name, Phase: w.Phase, Role: role, Slot: slot + 1, Attempt: attempt})
+				if lctx.Err() != nil {
+					// Stopped: this attempt's outcome is the stop's, not
+					// the worker's.
+					return nil, laneStopped(ctx, lctx, l, watch, done, w.Name, start)
+				}
 				out = append(out, m)
 				chosen[slot] = len(out) - 1
 				env.log("lane %s: workload %s slot %d (%s) attempt %d: %s", l.Name, w.Name, slot+1, role, attempt, m.Outcome)
@@ -433,8 +504,38 @@ func runCrossover(ctx context.Context, l config.Lane, env laneEnv) []evidence.Me
 				m.Outcome, m.Error = evidence.OutcomeWrongResult, "the candidate's result "+short(m.ResultSHA256)+" differs from the reference's "+short(ref)
 			}
 		}
+		if done+1 < len(l.Workloads) {
+			elapsed := time.Since(start)
+			left := ""
+			if bound > 0 {
+				left = ", at most " + max(bound-elapsed, 0).Round(time.Second).String() + " left"
+			}
+			env.log("lane %s: %d/%d workloads, %s elapsed%s", l.Name, done+1, len(l.Workloads), elapsed.Round(time.Second), left)
+		}
 	}
-	return out
+	env.log("lane %s: %d workloads, %d workers (%d attempts) in %s", l.Name, len(l.Workloads), len(roles)*len(l.Workloads), len(out), round(time.Since(start)))
+	return out, nil
+}
+
+// laneStopped is the error of a crossover lane whose context lctx ended
+// in workload done+1 (named workload): a *LaneStoppedError when the host
+// was too busy or the lane ran out of its lane_timeout, else why ctx (the
+// run's) ended.
+func laneStopped(ctx, lctx context.Context, l config.Lane, watch *watching, done int, workload string, start time.Time) error {
+	e := &LaneStoppedError{Lane: l.Name, Done: done, Total: len(l.Workloads), Workload: workload,
+		Elapsed: time.Since(start), LaneTimeout: l.LaneTimeout.Duration}
+	var busy *hostBusy
+	switch cause := context.Cause(lctx); {
+	case ctx.Err() != nil:
+		return context.Cause(ctx)
+	case errors.As(cause, &busy):
+		e.Rule, e.Load = RuleHostTooBusy, busy.v
+	case errors.Is(cause, errLaneTimeout):
+		e.Rule, e.Load = RuleLaneTimeout, watch.verdict()
+	default:
+		return cause
+	}
+	return e
 }
 
 func short(s string) string {

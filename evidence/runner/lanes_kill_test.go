@@ -175,7 +175,10 @@ func checkTimedOutWorker(t *testing.T, python string, box func(scripts, own stri
 		box:    box(scripts, dir),
 	}
 	start := time.Now()
-	ms := runCrossover(context.Background(), l, env)
+	ms, err := runCrossover(context.Background(), l, env)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("the lane took %s", time.Since(start).Round(10*time.Millisecond))
 
 	// Every child ran (it wrote its file), and none outlived its worker.

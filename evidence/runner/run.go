@@ -14,6 +14,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -304,6 +305,8 @@ func (r *evidenceRun) runLanes(ctx context.Context) error {
 		}
 	}
 	r.started = time.Now().UTC()
+	var watch hostWatch // the host's load, for the crossover lanes
+	watched := false
 	for i, l := range r.lanes {
 		venv := r.venvs[i]
 		host := ""
@@ -342,7 +345,19 @@ func (r *evidenceRun) runLanes(ctx context.Context) error {
 			}
 			r.cases = append(r.cases, lc...)
 		case config.LaneCrossover:
-			r.ms = append(r.ms, runCrossover(ctx, l, env)...)
+			if !watched {
+				watch, watched = newHostWatch(), true
+			}
+			env.watch = watch
+			ms, err := runCrossover(ctx, l, env)
+			var stopped *LaneStoppedError
+			if errors.As(err, &stopped) {
+				stopped.Target = o.Target
+			}
+			if err != nil {
+				return err
+			}
+			r.ms = append(r.ms, ms...)
 		}
 	}
 	r.finished = time.Now().UTC()

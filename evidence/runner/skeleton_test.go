@@ -84,7 +84,10 @@ func TestInitSkeletonSpeaksTheProtocol(t *testing.T) {
 
 	l := cfg.Evidence.Lanes[1]
 	l.Steps, l.Warmups = 3, 0
-	ms := runCrossover(ctx, l, env)
+	ms, err := runCrossover(ctx, l, env)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(ms) != 4 {
 		t.Fatalf("%d measurements, want 4: %+v", len(ms), ms)
 	}
