@@ -48,6 +48,7 @@ var noJSONVerbs = map[string]string{
 	"keygen":  "writes a key pair and prints the two paths",
 	"init":    "scaffolds a project once, printing for a person what it wrote and what to do next; the lock it runs has lock's --json",
 	"release": "runs build, evidence run and publish, each of which has --json",
+	"docs":    "writes the command reference (docs/reference) for the repository, printing nothing",
 }
 
 // TestJSONFields pins the fields of every verb's --json, checks them
