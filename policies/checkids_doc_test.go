@@ -55,6 +55,7 @@ var checkIDFamilies = []checkIDFamily{
 	constFamily("Bundle checks", "../bundle", "Check"),
 	constFamily("Part checks", "../part", "Check"),
 	constFamily("Evidence checks", "../evidence/runner", "Check"),
+	constFamily("Evidence run refusals", "../evidence/runner", "Rule"),
 }
 
 // TestCheckIDsDocumented fails when the code has a check ID that
