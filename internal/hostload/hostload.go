@@ -284,10 +284,11 @@ type Verdict struct {
 	// Span is the time the samples judged cover.
 	Span time.Duration
 	// Steal is the share of the wanted CPU time stolen over the window;
-	// StealKnown is false when the kernel does not report it, or the CPUs
-	// wanted too little time to tell.
-	Steal      float64
-	StealKnown bool
+	// StealKnown is false when the kernel does not report it
+	// (StealReported is false), or the CPUs wanted too little time to
+	// tell.
+	Steal                     float64
+	StealKnown, StealReported bool
 	// Load1 is the newest sample's one-minute load average.
 	Load1 float64
 	// Policy is the policy judged by.
@@ -329,7 +330,8 @@ func Judge(samples []Sample, cpus CPUs, p Policy) Verdict {
 	v.Queue = median(queue)
 	v.Beyond = max(v.Queue-float64(p.Own), 0)
 	a, b := win[0].CPU, last.CPU
-	if a.StealKnown && b.StealKnown && b.Steal >= a.Steal && b.busy() >= a.busy() {
+	v.StealReported = a.StealKnown && b.StealKnown
+	if v.StealReported && b.Steal >= a.Steal && b.busy() >= a.busy() {
 		if wanted := b.busy() - a.busy(); wanted >= minWanted {
 			v.Steal, v.StealKnown = float64(b.Steal-a.Steal)/float64(wanted), true
 		}
@@ -354,9 +356,12 @@ func (v Verdict) String() string {
 		return "not measured yet"
 	}
 	s := fmt.Sprintf("run queue %s on %s over %s", num(v.Queue), v.CPUs, seconds(v.Span))
-	if v.StealKnown {
+	switch {
+	case v.StealKnown:
 		s += fmt.Sprintf(", steal %s %%", num(100*v.Steal))
-	} else {
+	case v.StealReported:
+		s += ", steal not measurable (the CPUs were nearly idle)"
+	default:
 		s += ", steal not reported"
 	}
 	return s
