@@ -99,20 +99,21 @@ func checkRelease(t *testing.T, a run, out string) {
 		}
 	}
 
-	// cosign verifies the verification summary for every subject, offline.
-	cosign := testpart.Cosign(t)
-	requireNetns(t)
 	rel := filepath.Join(ch, "releases", "0.3.0")
-	for _, s := range []string{wheelName("vexl_plugin", "linux-x86_64"), wheelName("vexl_compiler", "linux-x86_64"),
-		"vexl-0.3.0-linux-x86_64.tar.gz", "vexl-0.3.0.spdx.json", "vexl-0.3.0.cdx.json", dist.NotesFile} {
-		cmd := exec.Command("unshare", "-n", cosign, "verify-blob-attestation", "--key", pub,
-			"--signature", filepath.Join(rel, "vexl-0.3.0.vsa.intoto.jsonl"), "--type", "https://slsa.dev/verification_summary/v1",
-			"--insecure-ignore-tlog=true", filepath.Join(rel, s))
-		cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Verified OK") {
-			t.Errorf("cosign does not verify the VSA for %s: %v\n%s", s, err, out)
+	t.Run("cosign verifies the verification summary for every subject, offline", func(t *testing.T) {
+		cosign := testpart.Cosign(t)
+		requireNetns(t)
+		for _, s := range []string{wheelName("vexl_plugin", "linux-x86_64"), wheelName("vexl_compiler", "linux-x86_64"),
+			"vexl-0.3.0-linux-x86_64.tar.gz", "vexl-0.3.0.spdx.json", "vexl-0.3.0.cdx.json", dist.NotesFile} {
+			cmd := exec.Command("unshare", "-n", cosign, "verify-blob-attestation", "--key", pub,
+				"--signature", filepath.Join(rel, "vexl-0.3.0.vsa.intoto.jsonl"), "--type", "https://slsa.dev/verification_summary/v1",
+				"--insecure-ignore-tlog=true", filepath.Join(rel, s))
+			cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+			if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Verified OK") {
+				t.Errorf("cosign does not verify the VSA for %s: %v\n%s", s, err, out)
+			}
 		}
-	}
+	})
 
 	// Serve the channel and install from it over HTTP.
 	ctx, cancel := context.WithCancel(context.Background())
