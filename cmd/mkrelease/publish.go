@@ -170,8 +170,9 @@ func (o *PublishOptions) options(ctx context.Context, s *session) (publish.Optio
 }
 
 // report prints publish's outcome: the decision and input as JSON for a
-// dry run, the result with --json, else every denial (exit status 1), or
-// where the release went and how to install it.
+// dry run, the result with --json, else where the release went and how to
+// install it. Every reason for a refusal (exit status 1) is printed on
+// stderr, whatever is printed on stdout.
 func (o *PublishOptions) report(opts publish.Options, res *publish.Result, err error) (*publish.Result, error) {
 	w, ew := o.Factory.IO.Out, o.Factory.IO.ErrOut
 	if res == nil {
@@ -192,6 +193,10 @@ func (o *PublishOptions) report(opts publish.Options, res *publish.Result, err e
 			return nil, jerr
 		}
 		if err != nil {
+			// The report's decision may say allow (the channel refused
+			// after the policies allowed) and holds no other reason: the
+			// refusal goes to stderr, as on a dry run.
+			printRefusal(ew, err)
 			return res, &silentError{code: exitCode(err)}
 		}
 		return res, o.keepState(opts, res)
