@@ -354,8 +354,10 @@ func WithGetenv(getenv func(string) string) LoadOption {
 //   - a KMS URI whose provider is compiled in (see the package doc).
 //
 // An encrypted key's password comes from password, asked only when needed.
-// An unencrypted private key is refused. No error ever contains key
-// material or the password.
+// An unencrypted private key is refused. Every error starts with
+// "signing key " and the reference (file://PATH for a path), so a caller
+// adds no prefix of its own; none ever contains key material or the
+// password.
 func LoadSigner(ctx context.Context, uri string, password PasswordFunc, opts ...LoadOption) (Signer, error) {
 	cfg := loadConfig{getenv: os.Getenv}
 	for _, o := range opts {
@@ -375,7 +377,7 @@ func LoadSigner(ctx context.Context, uri string, password PasswordFunc, opts ...
 		}
 		data, err := readLimited(path)
 		if err != nil {
-			return nil, fmt.Errorf("signing key: %w", err)
+			return nil, fmt.Errorf("signing key file://%s: %w", path, err)
 		}
 		return loadPEMSigner("file://"+path, data, password, cfg.background)
 	case scheme == "env":

@@ -234,6 +234,16 @@ func TestLoadSigner(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)
 			}
+			// The error names the key once, first: callers add no prefix.
+			if tc.uri != "" {
+				ref := tc.uri
+				if !strings.Contains(ref, "://") {
+					ref = "file://" + ref
+				}
+				if msg := err.Error(); !strings.HasPrefix(msg, "signing key "+ref) || strings.Count(msg, "signing key "+ref) != 1 {
+					t.Errorf("error = %q, want it to start with %q, once", msg, "signing key "+ref)
+				}
+			}
 			if tc.errAs != nil && !errors.As(err, tc.errAs) {
 				t.Errorf("errors.As(%v, %T) = false", err, tc.errAs)
 			}

@@ -30,11 +30,9 @@ func (f *Factory) signer(ctx context.Context, cfg *config.Config, flagKey string
 	}
 	if uri != "" {
 		opts = append([]provenance.LoadOption{provenance.WithGetenv(f.Getenv)}, opts...)
-		s, err := provenance.LoadSigner(ctx, uri, func() ([]byte, error) { return f.password(false) }, opts...)
-		if err != nil {
-			return nil, fmt.Errorf("signing key %s: %w", uri, err)
-		}
-		return s, nil
+		// LoadSigner's errors name the key (file://PATH for a path): no
+		// prefix here, or the key would be named twice.
+		return provenance.LoadSigner(ctx, uri, func() ([]byte, error) { return f.password(false) }, opts...)
 	}
 	dir, err := devKeyFolder(cfg.Dir)
 	if err != nil {
