@@ -295,7 +295,17 @@ type Lane struct {
 	Reference    []string          `toml:"reference" text:"command"`
 	CandidateEnv map[string]string `toml:"candidate_env" text:"command"`
 	ReferenceEnv map[string]string `toml:"reference_env" text:"command"`
-	// Steps per worker (default 16) and warm-ups dropped (default 3).
+	// MaxHostLoad is how busy a crossover lane's host may be while its
+	// workers run: the most runnable tasks per CPU beyond the lane's own,
+	// their median over 10 s, before the lane stops with
+	// [evidence.host_too_busy] (package hostload; steal time above 10 %
+	// stops it too). Unset, [DefaultMaxHostLoad]; 0 turns the watch off,
+	// steal time's too: for a lane whose timings are synthetic, or a
+	// machine whose load its user judges otherwise. Read it with
+	// [Lane.HostLoadLimit].
+	MaxHostLoad *float64 `toml:"max_host_load"`
+	// Steps per worker (default 16) and warm-ups dropped (default 3; 0:
+	// none, a value written in release.toml is kept).
 	Steps   int `toml:"steps"`
 	Warmups int `toml:"warmups"`
 	// Workloads of a crossover lane.
@@ -308,6 +318,21 @@ type Lane struct {
 // 2-CPU machine, and far less than its 44 workers could run into their
 // own timeouts one by one (10 minutes each).
 const DefaultLaneTimeout = 30 * time.Minute
+
+// DefaultMaxHostLoad is a crossover lane's max_host_load when its
+// [[evidence.lane]] sets none: 2 runnable tasks per CPU beyond the lane's
+// own, the limit of package hostload's DefaultPolicy (its doc comment
+// gives the reasoning).
+const DefaultMaxHostLoad = 2.0
+
+// HostLoadLimit is the lane's max_host_load, or [DefaultMaxHostLoad] when
+// it sets none; 0 means the host's load is not watched.
+func (l Lane) HostLoadLimit() float64 {
+	if l.MaxHostLoad != nil {
+		return *l.MaxHostLoad
+	}
+	return DefaultMaxHostLoad
+}
 
 // Workload is one crossover workload and the phase it is counted in.
 type Workload struct {

@@ -241,6 +241,8 @@ func tomlType(t reflect.Type) string {
 		return "an integer"
 	case reflect.Bool:
 		return "true or false"
+	case reflect.Float64:
+		return "a number"
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Struct {
 			return "an array of tables ([[...]])"

@@ -253,6 +253,14 @@ func (v *validator) uses(key string, s Step) {
 	}
 }
 
+// written reports whether the document writes key (a key path such as
+// "evidence.lane[0].warmups"), rather than leaving it to its default:
+// how a value written as 0 is told from an unset one.
+func (v *validator) written(key string) bool {
+	_, ok := v.pos[key]
+	return ok
+}
+
 // errorfAt reports a problem with key, placed at key or, when the document
 // does not write it, at the key at.
 func (v *validator) errorfAt(key, at, hint, format string, args ...any) {
@@ -758,6 +766,9 @@ func (v *validator) evidence(e *Evidence) {
 			if l.LaneTimeout.Duration != 0 {
 				v.errorf(key+".lane_timeout", "a cases lane's timeout bounds the whole lane: write timeout = \"...\" instead", "cases lane %q has lane_timeout, which bounds a crossover lane", l.Name)
 			}
+			if l.MaxHostLoad != nil {
+				v.errorf(key+".max_host_load", "a cases lane is not timed, and the host's load is not watched while it runs: remove max_host_load", "cases lane %q has max_host_load, which bounds the host's load while a crossover lane runs", l.Name)
+			}
 		case LaneCrossover:
 			if len(l.Candidate) == 0 || len(l.Reference) == 0 {
 				v.errorf(key, `set candidate = [...] and reference = [...] (${WORKLOAD} is the workload's name)`, "crossover lane %q needs a candidate and a reference command", l.Name)
@@ -768,13 +779,23 @@ func (v *validator) evidence(e *Evidence) {
 			if l.LaneTimeout.Duration == 0 {
 				l.LaneTimeout.Duration = DefaultLaneTimeout
 			}
-			if l.Steps == 0 {
+			if m := l.MaxHostLoad; m != nil && (math.IsNaN(*m) || math.IsInf(*m, 0) || *m < 0) {
+				v.errorf(key+".max_host_load", fmt.Sprintf("the most runnable tasks per CPU beyond the lane's own before the lane stops, e.g. max_host_load = 3; 0 turns the watch off; leave it out for the default, %g", DefaultMaxHostLoad),
+					"invalid max_host_load %v", *m)
+			}
+			// A default only where the key is not written: steps = 0 is
+			// refused below, and warmups = 0 means no warm-up (the
+			// slowest step is dropped all the same).
+			if l.Steps == 0 && !v.written(key+".steps") {
 				l.Steps = 16
 			}
-			if l.Warmups == 0 {
+			if l.Warmups == 0 && !v.written(key+".warmups") {
 				l.Warmups = 3
 			}
-			if l.Warmups < 0 || l.Steps < l.Warmups+3 {
+			switch {
+			case l.Warmups < 0:
+				v.errorf(key+".warmups", "the leading steps of each worker dropped before its timings are judged: 0 or more (default 3)", "warmups %d is negative", l.Warmups)
+			case l.Steps < l.Warmups+3:
 				v.errorf(key+".steps", "steps must leave at least 3 timed steps after the warm-ups (one is dropped as the slowest)", "steps %d with %d warm-ups", l.Steps, l.Warmups)
 			}
 			if len(l.Workloads) == 0 {
