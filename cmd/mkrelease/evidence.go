@@ -61,7 +61,9 @@ TMPDIR in a scratch folder, fixed locale and hash seed):
              lane_timeout (default 30m); on Linux the host's run queue and steal
              time are watched while it runs, and when the machine is too busy for
              timings to mean anything the lane stops within seconds with
-             [evidence.host_too_busy]: rerun on an idle machine
+             [evidence.host_too_busy]: rerun on an idle machine. The lane's
+             max_host_load sets the limit (default 2 runnable tasks per CPU
+             beyond its own; 0 turns the watch off)
 Every aggregate is recomputed from the raw records. The staged evidence is scanned
 for private paths, user and host names and credentials: a hit rejects it, naming
 the file and offset. Otherwise NAME-VERSION-verifier-evidence-TARGET.tar.gz, its

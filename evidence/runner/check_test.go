@@ -89,7 +89,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
-	if err := writeStage(f.stage, cfg, "linux-x86_64", f.run, f.lanes, f.cases, f.ms, sum, at, at); err != nil {
+	if err := writeStage(f.stage, cfg, "linux-x86_64", f.run, f.lanes, hostWatch{}, f.cases, f.ms, sum, at, at); err != nil {
 		t.Fatal(err)
 	}
 	f.pack(t)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/internal/hostload"
 )
 
@@ -60,7 +61,8 @@ func (e *LaneStoppedError) Error() string {
 	switch e.Rule {
 	case RuleHostTooBusy:
 		fmt.Fprintf(&b, "the machine is too busy for timings to mean anything: %s; a lane is timed with %s. "+
-			"The lane was stopped after %s, %s, and no evidence was written: rerun on an idle machine (%s)",
+			"The lane was stopped after %s, %s, and no evidence was written: rerun on an idle machine (%s), "+
+			"or, on a machine never quieter than this (a shared runner), raise max_host_load in its [[evidence.lane]] table of release.toml",
 			e.Load, e.Load.Limits(), round(e.Elapsed), where, rerun)
 	default:
 		fmt.Fprintf(&b, "the lane ran longer than its lane_timeout %s and was stopped %s; no evidence was written", e.LaneTimeout, where)
@@ -101,6 +103,51 @@ func newHostWatch() hostWatch {
 		return hostWatch{off: err.Error()}
 	}
 	return hostWatch{read: hostload.Read, cpus: cpus, policy: hostload.DefaultPolicy, interval: time.Second}
+}
+
+// forLane is h as lane l watches the host: its run queue limit is the
+// lane's max_host_load (config.Lane.HostLoadLimit), and at 0 nothing is
+// watched, steal time neither (the lane says so once).
+func (h hostWatch) forLane(l config.Lane) hostWatch {
+	limit := l.HostLoadLimit()
+	if limit == 0 {
+		return hostWatch{off: "max_host_load = 0 in its [[evidence.lane]] table turns the watch off"}
+	}
+	h.policy.MaxQueuePerCPU = limit
+	return h
+}
+
+// ManifestHostWatch says how a crossover lane watched the host's load
+// while its workers ran (docs/evidence.md, "When the machine is too
+// busy"), so that a reader of the evidence sees whether its timings were
+// taken under the watch, and with which limits.
+type ManifestHostWatch struct {
+	// Watched: the load was watched, and a host too busy would have
+	// stopped the lane (no evidence written).
+	Watched bool `json:"watched"`
+	// MaxHostLoad is the lane's max_host_load: the most runnable tasks
+	// per CPU beyond the lane's own (median over Window); 0 turned the
+	// watch off.
+	MaxHostLoad float64 `json:"max_host_load"`
+	// MaxSteal is the most steal time, a share of the CPU time wanted,
+	// and Window the time a load must last; set when watched.
+	MaxSteal float64 `json:"max_steal,omitempty"`
+	Window   string  `json:"window,omitempty"`
+	// Off says why the load was not watched.
+	Off string `json:"off,omitempty"`
+}
+
+// record is what the evidence records of lane l's watch of this host
+// (h, before forLane).
+func (h hostWatch) record(l config.Lane) *ManifestHostWatch {
+	w := h.forLane(l)
+	r := &ManifestHostWatch{MaxHostLoad: l.HostLoadLimit(), Off: w.off}
+	if w.read != nil {
+		r.Watched, r.MaxSteal, r.Window, r.Off = true, w.policy.MaxSteal, w.policy.Window.String(), ""
+	} else if r.Off == "" {
+		r.Off = "the host's load was not read"
+	}
+	return r
 }
 
 // hostBusy is the cause a watched lane is stopped with.

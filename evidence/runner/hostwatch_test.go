@@ -2,10 +2,12 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -13,6 +15,8 @@ import (
 	"time"
 
 	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/evidence/store"
+	"github.com/mkrelease/mkrelease/internal/dist"
 	"github.com/mkrelease/mkrelease/internal/hostload"
 	"github.com/mkrelease/mkrelease/internal/progress"
 )
@@ -283,7 +287,8 @@ func TestHostTooBusyStopsTheLane(t *testing.T) {
 		"run queue 21 on 2 CPUs over 10 s, steal 0 %; a lane is timed with at most 4 runnable tasks beyond the lane's own 2 on 2 CPUs, and at most 10 % steal. " +
 		"The lane was stopped after "
 	if msg := stopped.Error(); !strings.HasPrefix(msg, want) ||
-		!strings.HasSuffix(msg, ", in workload 1 of 2 (w1), and no evidence was written: rerun on an idle machine (`mkrelease evidence run --target linux-x86_64`)") {
+		!strings.HasSuffix(msg, ", in workload 1 of 2 (w1), and no evidence was written: rerun on an idle machine (`mkrelease evidence run --target linux-x86_64`), "+
+			"or, on a machine never quieter than this (a shared runner), raise max_host_load in its [[evidence.lane]] table of release.toml") {
 		t.Errorf("refusal:\n%s\nwant\n%s...", msg, want)
 	}
 
@@ -322,5 +327,105 @@ func TestStoppedErrorWithoutLoad(t *testing.T) {
 		"raise lane_timeout in its [[evidence.lane]] table of release.toml"
 	if got := e.Error(); got != want {
 		t.Errorf("Error() =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestMaxHostLoad: a lane's max_host_load is the run queue limit it is
+// watched with. On a replayed host with 21 runnable tasks on 2 CPUs the
+// lane with the default limit refuses (the control), and the same lane
+// with max_host_load = 0 runs to its end, saying once that the host's
+// load is not watched; with 7 runnable tasks (5 beyond the lane's own),
+// the default (4 on 2 CPUs) refuses and max_host_load = 3 (6) runs. The
+// evidence's manifest records the watch each lane ran under.
+func TestMaxHostLoad(t *testing.T) {
+	ptr := func(x float64) *float64 { return &x }
+	for _, tt := range []struct {
+		name    string
+		queue   int
+		max     *float64
+		refused string // the limit the refusal names; "" when the lane runs to its end
+		record  ManifestHostWatch
+	}{
+		{"busy host, default", 21, nil, "at most 4 runnable tasks beyond the lane's own 2 on 2 CPUs, and at most 10 % steal", ManifestHostWatch{}},
+		{"busy host, watch off", 21, ptr(0), "",
+			ManifestHostWatch{Watched: false, MaxHostLoad: 0, Off: "max_host_load = 0 in its [[evidence.lane]] table turns the watch off"}},
+		{"loaded host, default", 7, nil, "at most 4 runnable tasks beyond the lane's own 2 on 2 CPUs", ManifestHostWatch{}},
+		{"loaded host, raised", 7, ptr(3), "", ManifestHostWatch{Watched: true, MaxHostLoad: 3, MaxSteal: 0.1, Window: "10s"}},
+		{"loaded host, explicit default", 7, ptr(2), "at most 4 runnable tasks beyond the lane's own 2 on 2 CPUs", ManifestHostWatch{}},
+		{"idle host, default", 2, nil, "", ManifestHostWatch{Watched: true, MaxHostLoad: 2, MaxSteal: 0.1, Window: "10s"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := newOutput()
+			env := shEnv(t, o)
+			env.vars["STEP_SLEEP"] = "0.05" // the lane outlasts a window of replayed samples
+			env.watch = replay(tt.queue)
+			l := crossoverLane(2, time.Hour, time.Minute)
+			l.MaxHostLoad = tt.max
+			ms, err := runCrossover(context.Background(), l, env)
+			lines := o.lines()
+			notWatched := 0
+			for _, line := range lines {
+				if strings.Contains(line, "the host's load is not watched") {
+					notWatched++
+				}
+			}
+			if want := map[bool]int{true: 1, false: 0}[l.HostLoadLimit() == 0]; notWatched != want {
+				t.Errorf("%d lines say the load is not watched, want %d:\n%s", notWatched, want, strings.Join(lines, "\n"))
+			}
+			if tt.refused != "" {
+				var stopped *LaneStoppedError
+				if !errors.As(err, &stopped) || stopped.Rule != RuleHostTooBusy || ms != nil {
+					t.Fatalf("runCrossover = %d measurements, %v; want a host_too_busy refusal", len(ms), err)
+				}
+				if !strings.Contains(err.Error(), tt.refused) {
+					t.Errorf("refusal %q does not name the limit %q", err, tt.refused)
+				}
+				return
+			}
+			if err != nil || len(ms) != 8 {
+				t.Fatalf("runCrossover = %d measurements, %v; want 8 and no refusal", len(ms), err)
+			}
+
+			// What the evidence says of the watch.
+			sum, err := Recompute([]config.Lane{l}, nil, ms)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := store.Run{ID: "run-1", Target: "linux-x86_64", SourcesTreeHash: hex64('d'), Interpreter: "CPython 3.12.0",
+				Lanes: []string{"speed"}, Protocol: store.Protocol{Steps: l.Steps, WarmUps: l.Warmups}}
+			cfg := &config.Config{Project: config.Project{NormalizedName: "demo", Version: "1.0"}}
+			stage := filepath.Join(t.TempDir(), "evidence")
+			at := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+			if err := writeStage(stage, cfg, "linux-x86_64", run, []config.Lane{l}, env.watch, nil, ms, sum, at, at); err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(filepath.Join(stage, dist.ManifestFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m Manifest
+			if err := json.Unmarshal(data, &m); err != nil {
+				t.Fatal(err)
+			}
+			if len(m.Lanes) != 1 || m.Lanes[0].HostWatch == nil || *m.Lanes[0].HostWatch != tt.record {
+				t.Errorf("manifest.json:\n%s\nwant the lane's host_watch %+v", data, tt.record)
+			}
+		})
+	}
+}
+
+// TestHostWatchRecordOff: where the host's load cannot be read (not
+// Linux), the evidence says the lane was not watched and why, whatever
+// its max_host_load.
+func TestHostWatchRecordOff(t *testing.T) {
+	host := hostWatch{off: hostload.ErrUnsupported.Error()}
+	l := crossoverLane(1, time.Hour, time.Minute)
+	want := ManifestHostWatch{MaxHostLoad: 2, Off: hostload.ErrUnsupported.Error()}
+	if got := host.record(l); *got != want {
+		t.Errorf("record = %+v, want %+v", *got, want)
+	}
+	if w := replay(2).forLane(l); w.policy.MaxQueuePerCPU != config.DefaultMaxHostLoad || config.DefaultMaxHostLoad != hostload.DefaultPolicy.MaxQueuePerCPU {
+		t.Errorf("a lane without max_host_load is watched with %v runnable tasks per CPU; config's default %v, hostload's %v",
+			w.policy.MaxQueuePerCPU, config.DefaultMaxHostLoad, hostload.DefaultPolicy.MaxQueuePerCPU)
 	}
 }

@@ -412,7 +412,8 @@ func isHex64(s string) bool {
 //
 // The lane as a whole is bounded: when it runs longer than its
 // lane_timeout, or env.watch finds the host too busy for its timings to
-// mean anything (package hostload), the running worker is stopped and the
+// mean anything (package hostload; the limit is the lane's max_host_load,
+// and at 0 nothing is watched), the running worker is stopped and the
 // lane returns a *LaneStoppedError (and no measurement) at once, rather
 // than let worker after worker run into its own timeout. It logs its
 // progress after each workload: the workloads done, the time elapsed and
@@ -435,13 +436,14 @@ func runCrossover(ctx context.Context, l config.Lane, env laneEnv) ([]evidence.M
 		lctx, cancel = context.WithTimeoutCause(lctx, d, errLaneTimeout)
 		defer cancel()
 	}
-	watch := env.watch.start(lctx, stop)
+	hw := env.watch.forLane(l) // the lane's max_host_load
+	watch := hw.start(lctx, stop)
 	defer func() {
 		stop(nil) // ends the watch
 		watch.wait()
 	}()
-	if env.watch.read == nil && env.watch.off != "" {
-		env.log("lane %s: the host's load is not watched: %s", l.Name, env.watch.off)
+	if hw.read == nil && hw.off != "" {
+		env.log("lane %s: the host's load is not watched: %s", l.Name, hw.off)
 	}
 	bound := l.LaneTimeout.Duration // 0: none (a lane configured in a test)
 	if bound > 0 {

@@ -237,7 +237,7 @@ func checkTimedOutWorker(t *testing.T, python string, box func(scripts, own stri
 	cfg := &config.Config{Project: config.Project{NormalizedName: "demo", Version: "1.0"}}
 	stage := filepath.Join(t.TempDir(), "evidence")
 	at := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
-	if err := writeStage(stage, cfg, "linux-x86_64", run, []config.Lane{l}, nil, ms, sum, at, at); err != nil {
+	if err := writeStage(stage, cfg, "linux-x86_64", run, []config.Lane{l}, hostWatch{}, nil, ms, sum, at, at); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(filepath.Join(stage, "speed", "measurements.jsonl"))

@@ -136,6 +136,7 @@ type evidenceRun struct {
 	venvs        []string    // venvs: each lane's virtualenv
 	python       string      // venvs: the interpreter of every virtualenv
 	sandbox      laneSandbox // lanes: how the lanes are isolated
+	watch        hostWatch   // lanes: the host's load, as the crossover lanes watch it
 	run          store.Run   // records
 	sum          *Summary    // records
 	stage        string      // stage
@@ -305,8 +306,7 @@ func (r *evidenceRun) runLanes(ctx context.Context) error {
 		}
 	}
 	r.started = time.Now().UTC()
-	var watch hostWatch // the host's load, for the crossover lanes
-	watched := false
+	watched := false // r.watch is made for the first crossover lane
 	for i, l := range r.lanes {
 		venv := r.venvs[i]
 		host := ""
@@ -346,9 +346,9 @@ func (r *evidenceRun) runLanes(ctx context.Context) error {
 			r.cases = append(r.cases, lc...)
 		case config.LaneCrossover:
 			if !watched {
-				watch, watched = newHostWatch(), true
+				r.watch, watched = newHostWatch(), true
 			}
-			env.watch = watch
+			env.watch = r.watch // with the lane's max_host_load (runCrossover)
 			ms, err := runCrossover(ctx, l, env)
 			var stopped *LaneStoppedError
 			if errors.As(err, &stopped) {
@@ -392,7 +392,7 @@ func (r *evidenceRun) records(ctx context.Context) error {
 
 func (r *evidenceRun) stageIt(context.Context) error {
 	r.stage = filepath.Join(r.work, "stage", r.names.EvidenceRoot(r.o.Target))
-	if err := writeStage(r.stage, r.o.Config, r.o.Target, r.run, r.lanes, r.cases, r.ms, r.sum, r.started, r.finished); err != nil {
+	if err := writeStage(r.stage, r.o.Config, r.o.Target, r.run, r.lanes, r.watch, r.cases, r.ms, r.sum, r.started, r.finished); err != nil {
 		return err
 	}
 	findings, err := r.private.Scanner().ScanTree(r.stage)
@@ -569,6 +569,11 @@ type ManifestLane struct {
 	Warmups   int               `json:"warmups,omitempty"`
 	Timeout   string            `json:"timeout"`
 	Workloads []config.Workload `json:"workloads,omitempty"`
+	// HostWatch is how a crossover lane watched the host's load while
+	// it ran: whether, with which max_host_load (0: the watch turned
+	// off), or why not. Evidence made before mkrelease recorded it has
+	// none.
+	HostWatch *ManifestHostWatch `json:"host_watch,omitempty"`
 	// Env, CandidateEnv and ReferenceEnv are the lane's configured
 	// variables (the rest of a lane's environment is fixed by mkrelease).
 	Env          map[string]string `json:"env,omitempty"`

@@ -32,7 +32,10 @@ const StoreFile = "evidence.sqlite3"
 //	LANE/report.md          the same for people
 //	evidence.sqlite3        runs, cases and measurements
 //	SHA256SUMS              every file above
-func writeStage(dir string, c *config.Config, target string, run store.Run, lanes []config.Lane, cases []evidence.Case, ms []evidence.Measurement, sum *Summary, started, finished time.Time) error {
+//
+// host is the watch of the host's load the crossover lanes ran under
+// (each lane's own limits are recorded in its manifest entry).
+func writeStage(dir string, c *config.Config, target string, run store.Run, lanes []config.Lane, host hostWatch, cases []evidence.Case, ms []evidence.Measurement, sum *Summary, started, finished time.Time) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -63,6 +66,7 @@ func writeStage(dir string, c *config.Config, target string, run store.Run, lane
 		case config.LaneCrossover:
 			file = "measurements.jsonl"
 			ml.Steps, ml.Warmups, ml.Workloads = l.Steps, l.Warmups, l.Workloads
+			ml.HostWatch = host.record(l)
 			for _, x := range ms {
 				if x.Lane == l.Name {
 					if err := enc.Encode(x); err != nil {

@@ -246,7 +246,8 @@ type Policy struct {
 	Own int
 }
 
-// DefaultPolicy is the policy of a crossover lane.
+// DefaultPolicy is the policy of a crossover lane; a lane's max_host_load
+// in release.toml replaces its MaxQueuePerCPU (0 watches nothing).
 //
 // The run queue: a timed worker competing with k other runnable tasks per
 // CPU gets about 1/(k+1) of a CPU from the scheduler (CFS shares a CPU
