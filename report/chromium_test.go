@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -21,6 +22,12 @@ import (
 	"github.com/mkrelease/mkrelease/internal/testpart"
 )
 
+// screenshot, when set, is where TestChromiumRendersReport also writes a
+// 1200×1600 screenshot of the fixture release's page: docs/report.png is
+// made with go test ./report -run TestChromiumRendersReport
+// -screenshot=$PWD/docs/report.png.
+var screenshot = flag.String("screenshot", "", "also write a PNG screenshot of the fixture release's page to this file")
+
 // chromium returns the headless browser the page tests run in.
 // scripts/bootstrap installs it; without it the tests skip in the default
 // part of the suite and fail in the whole suite (testpart.Tool).
@@ -33,6 +40,29 @@ func chromium(t *testing.T) string {
 	}
 	testpart.Tool(t, "chromium", false, "scripts/bootstrap, or apt-get install -y chromium")
 	return ""
+}
+
+// shoot writes a screenshot of page, 1200×1600 pixels, to out.
+func shoot(t *testing.T, browser, page, out string) {
+	t.Helper()
+	dir := t.TempDir()
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--disable-background-networking", "--no-first-run", "--disable-default-apps",
+		"--window-size=1200,1600", "--screenshot="+abs, (&url.URL{Scheme: "file", Path: page}).String())
+	cmd.Env = append(os.Environ(), "HOME="+dir)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chromium --screenshot: %v\n%s", err, b)
+	}
+	if _, err := os.Stat(abs); err != nil {
+		t.Fatalf("chromium wrote no screenshot: %v", err)
+	}
+	t.Logf("wrote %s", abs)
 }
 
 // render loads page in headless Chromium and returns the DOM it built and
@@ -144,6 +174,9 @@ func TestChromiumRendersReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	dom, requests := render(t, browser, page)
+	if *screenshot != "" {
+		shoot(t, browser, page, *screenshot)
+	}
 	if len(requests) > 0 {
 		t.Errorf("the page made requests: %q", requests)
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/mkrelease/mkrelease/build/config"
@@ -105,18 +106,43 @@ func fixtureResult(t *testing.T) *publish.Result {
 				{Target: "linux-aarch64", File: "demo-1.0-verifier-evidence-linux-aarch64.tar.gz"},
 			},
 		},
+		// The rule ids and the modules denying them are the default
+		// policies' own; the evidence denial and the remedy carry markup,
+		// which every rendering must escape.
 		Decision: &policies.Decision{Allow: false,
 			Denials: []policies.Denial{
-				{Rule: "artifacts.verified", Message: "[artifacts.verified] demo-1.0-py3-none-manylinux_2_17_x86_64.whl does not verify: RECORD: demo/lib.so: sha256 mismatch", Policy: "default/artifacts.rego"},
-				{Rule: "evidence.present", Message: "[evidence.present] no evidence for target linux-aarch64 <script>alert(1)</script>", Policy: "default/evidence.rego"},
+				{Rule: policies.RuleArtifactVerified, Message: "[" + policies.RuleArtifactVerified + "] demo-1.0-py3-none-manylinux_2_17_x86_64.whl (wheel, linux-x86_64) does not verify: RECORD: demo/lib.so: sha256 mismatch",
+					Policy: defaultPolicyOf(t, policies.RuleArtifactVerified)},
+				{Rule: policies.RuleEvidencePresent, Message: "[" + policies.RuleEvidencePresent + "] no evidence for target linux-aarch64 <script>alert(1)</script>",
+					Policy: defaultPolicyOf(t, policies.RuleEvidencePresent)},
 			},
 			Remedies: []policies.Remedy{
-				{Rule: "evidence.present", Text: "gather it (`mkrelease evidence run --target linux-aarch64`) <b>here</b>"},
+				{Rule: policies.RuleEvidencePresent, Text: "gather it (`mkrelease evidence run --target linux-aarch64`) <b>here</b>"},
 			},
-			Policies: []policies.PolicyDigest{{Name: "default/artifacts.rego", SHA256: hex('d')}, {Name: "default/evidence.rego", SHA256: hex('e')}},
+			Policies: []policies.PolicyDigest{
+				{Name: defaultPolicyOf(t, policies.RuleArtifactVerified), SHA256: hex('d')},
+				{Name: defaultPolicyOf(t, policies.RuleEvidencePresent), SHA256: hex('e')},
+			},
 		},
 		Evidence: map[string]*runner.Report{ev: fixtureChecked(t)},
 	}
+}
+
+// defaultPolicyOf is the name of the default policy module whose denials
+// carry rule ("default/artifact.rego" for artifact.verified): the one
+// module whose source has a message starting "[RULE]".
+func defaultPolicyOf(t *testing.T, rule string) string {
+	t.Helper()
+	var names []string
+	for _, m := range policies.Defaults() {
+		if strings.Contains(m.Source, `"[`+rule+`]`) {
+			names = append(names, m.Name)
+		}
+	}
+	if len(names) != 1 {
+		t.Fatalf("default policy modules with [%s] denials: %q, want one", rule, names)
+	}
+	return names[0]
 }
 
 func hex(c byte) string {

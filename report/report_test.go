@@ -115,7 +115,7 @@ func TestWriteText(t *testing.T) {
 			"    workload attention (run): r ",
 			"(bound 10.0%) OVER\n",
 			"evidence linux-aarch64: none (demo-1.0-verifier-evidence-linux-aarch64.tar.gz not found)\n",
-			"decision: REFUSE, 2 denials (no channel configured: decided as for a first publish)\n  [artifacts.verified] ",
+			"decision: REFUSE, 2 denials (no channel configured: decided as for a first publish)\n  [" + policies.RuleArtifactVerified + "] ",
 			"\nwhat to do:\n  [evidence.present] gather it (`mkrelease evidence run --target linux-aarch64`) <b>here</b>\n",
 		}, []string{"add/i32", "div/zero"}},
 		{"allowed release", allowed, []string{"decision: ALLOW (/srv/ch)\n"}, []string{"REFUSE", "lane ", "what to do"}},
