@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mkrelease/mkrelease/internal/digestmemo"
 	"log/slog"
 	"path/filepath"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
 	"github.com/mkrelease/mkrelease/build/source"
+	"github.com/mkrelease/mkrelease/internal/digestmemo"
 	"github.com/mkrelease/mkrelease/internal/workdir"
 	"github.com/mkrelease/mkrelease/release"
 	"github.com/spf13/cobra"
@@ -54,9 +54,26 @@ configuration. It writes nothing but its caches.`,
 	return cmd
 }
 
+// The kinds of a check finding (docs/json.md lists them under check).
+const (
+	// findingConfig: release.toml (or a file it reads, such as
+	// pyproject.toml) is wrong, at file:line:col when known.
+	findingConfig = "config"
+	// findingLock: release.lock is missing, malformed or of another
+	// format version.
+	findingLock = "lock"
+	// findingDrift: a source, overlay or toolchain differs from what
+	// release.lock pins; the message starts with the lock entry ("source
+	// up", "overlay x", "toolchain cc [linux-aarch64]").
+	findingDrift = "drift"
+	// findingError: any other failure, as its message says.
+	findingError = "error"
+)
+
 // Finding is one problem reported by check, for --json.
 type Finding struct {
-	Kind    string `json:"kind"` // config, lock, drift, source, overlay, toolchain
+	// Kind is findingConfig, findingLock, findingDrift or findingError.
+	Kind    string `json:"kind"`
 	File    string `json:"file,omitempty"`
 	Line    int    `json:"line,omitempty"`
 	Column  int    `json:"column,omitempty"`
@@ -157,13 +174,13 @@ func findings(err error) []Finding {
 	if errors.As(err, &list) {
 		var out []Finding
 		for _, e := range list {
-			out = append(out, Finding{Kind: "config", File: e.File, Line: e.Pos.Line, Column: e.Pos.Column, Key: e.Key, Message: e.Msg, Hint: e.Hint})
+			out = append(out, Finding{Kind: findingConfig, File: e.File, Line: e.Pos.Line, Column: e.Pos.Column, Key: e.Key, Message: e.Msg, Hint: e.Hint})
 		}
 		return out
 	}
 	var ce *config.Error
 	if errors.As(err, &ce) {
-		return []Finding{{Kind: "config", File: ce.File, Line: ce.Pos.Line, Column: ce.Pos.Column, Key: ce.Key, Message: ce.Msg, Hint: ce.Hint}}
+		return []Finding{{Kind: findingConfig, File: ce.File, Line: ce.Pos.Line, Column: ce.Pos.Column, Key: ce.Key, Message: ce.Msg, Hint: ce.Hint}}
 	}
 	var drift *lock.DriftError
 	if errors.As(err, &drift) {
@@ -173,13 +190,13 @@ func findings(err error) []Finding {
 			if d.Expected != "" || d.Found != "" {
 				msg += fmt.Sprintf(" (locked %s, found %s)", d.Expected, d.Found)
 			}
-			out = append(out, Finding{Kind: "drift", File: d.File, Message: msg, Hint: "review, then run `" + drift.Relock + "`"})
+			out = append(out, Finding{Kind: findingDrift, File: d.File, Message: msg, Hint: "review, then run `" + drift.Relock + "`"})
 		}
 		return out
 	}
 	var le *lock.Error
 	if errors.As(err, &le) {
-		return []Finding{{Kind: "lock", File: le.File, Message: le.Msg, Hint: le.Hint}}
+		return []Finding{{Kind: findingLock, File: le.File, Message: le.Msg, Hint: le.Hint}}
 	}
-	return []Finding{{Kind: "error", Message: err.Error()}}
+	return []Finding{{Kind: findingError, Message: err.Error()}}
 }
