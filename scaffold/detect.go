@@ -521,6 +521,40 @@ const (
 	maxImportBytes = 256 << 10
 )
 
+// readSources calls fn with the first maxBytes of each regular file below
+// root that keep accepts, in walk order, for at most maxFiles files. It
+// skips the folders a project's sources never are in (skipped, and hidden
+// ones below root), and files it cannot read: what it reads is a hint for
+// what init writes, never a refusal.
+func readSources(root string, keep func(name string) bool, maxFiles int, maxBytes int64, fn func(name string, head []byte)) {
+	n := 0
+	_ = filepath.WalkDir(root, func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if name != root && (skipped[d.Name()] || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || !keep(name) {
+			return nil
+		}
+		if n++; n > maxFiles {
+			return filepath.SkipAll
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			return nil
+		}
+		head, _ := io.ReadAll(io.LimitReader(f, maxBytes))
+		f.Close()
+		fn(name, head)
+		return nil
+	})
+}
+
 // packageImports returns, for each of the packages (folders) that imports
 // another of them by its top-level name, the folders of those it imports,
 // in the order of packages. It reads the packages' .py files line by line:
@@ -536,30 +570,8 @@ func packageImports(dir string, packages []string) map[string][]string {
 	out := map[string][]string{}
 	for _, pkg := range packages {
 		seen := map[string]bool{}
-		n := 0
 		root := filepath.Join(dir, filepath.FromSlash(pkg))
-		_ = filepath.WalkDir(root, func(name string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if d.IsDir() {
-				if name != root && (skipped[d.Name()] || strings.HasPrefix(d.Name(), ".")) {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !d.Type().IsRegular() || filepath.Ext(name) != ".py" {
-				return nil
-			}
-			if n++; n > maxImportFiles {
-				return filepath.SkipAll
-			}
-			f, err := os.Open(name)
-			if err != nil {
-				return nil
-			}
-			src, _ := io.ReadAll(io.LimitReader(f, maxImportBytes))
-			f.Close()
+		readSources(root, func(name string) bool { return filepath.Ext(name) == ".py" }, maxImportFiles, maxImportBytes, func(_ string, src []byte) {
 			for _, line := range strings.Split(string(src), "\n") {
 				var mods []string
 				if m := fromImportRE.FindStringSubmatch(line); m != nil {
@@ -577,7 +589,6 @@ func packageImports(dir string, packages []string) map[string][]string {
 					}
 				}
 			}
-			return nil
 		})
 		for _, other := range packages {
 			if seen[other] {

@@ -3,7 +3,6 @@ package scaffold
 import (
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -114,43 +113,21 @@ const (
 // is no valid expression is left out.
 func spdxHeaders(dir string) map[string][]string {
 	out := map[string][]string{}
-	n := 0
-	_ = filepath.WalkDir(dir, func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			if name != dir && (skipped[d.Name()] || strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || !spdxSourceExts[filepath.Ext(name)] {
-			return nil
-		}
-		if n++; n > maxHeaderFiles {
-			return filepath.SkipAll
-		}
-		f, err := os.Open(name)
-		if err != nil {
-			return nil
-		}
-		head, _ := io.ReadAll(io.LimitReader(f, headerBytes))
-		f.Close()
+	keep := func(name string) bool { return spdxSourceExts[filepath.Ext(name)] }
+	readSources(dir, keep, maxHeaderFiles, headerBytes, func(name string, head []byte) {
 		m := spdxHeaderRE.FindSubmatch(head)
 		if m == nil {
-			return nil
+			return
 		}
 		expr := strings.TrimSpace(string(m[1]))
 		for _, end := range []string{"*/", "-->", "\"\"\"", "'''"} {
 			expr = strings.TrimSpace(strings.TrimSuffix(expr, end))
 		}
 		if expr == "" || spdxexpr.Check(expr) != nil {
-			return nil
+			return
 		}
 		rel, _ := filepath.Rel(dir, name)
 		out[expr] = append(out[expr], filepath.ToSlash(rel))
-		return nil
 	})
 	return out
 }
