@@ -83,12 +83,12 @@ func Worker(steps []float64, warmups int) (WorkerStats, error) {
 		}
 	}
 	mean, sd := meanSD(kept)
-	med := median(kept)
+	med := Median(kept)
 	dev := make([]float64, len(kept))
 	for i, y := range kept {
 		dev[i] = math.Abs(y - med)
 	}
-	mad := median(dev)
+	mad := Median(dev)
 	return WorkerStats{
 		Steps:        len(steps),
 		Warmups:      warmups,
@@ -141,9 +141,9 @@ func meanSD(xs []float64) (mean, sd float64) {
 	return mean, sd
 }
 
-// median returns the median of xs (len(xs) ≥ 1) without reordering xs: the
+// Median returns the median of xs (len(xs) ≥ 1) without reordering xs: the
 // middle value, or the mean of the two middle values.
-func median(xs []float64) float64 {
+func Median(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	n := len(s)

@@ -26,6 +26,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mkrelease/mkrelease/evidence/stats"
 )
 
 // ErrUnsupported is what [Read] returns where the host's load cannot be
@@ -328,7 +330,7 @@ func Judge(samples []Sample, cpus CPUs, p Policy) Verdict {
 		queue[i] = float64(s.Running)
 	}
 	v := Verdict{Judged: true, CPUs: cpus, Span: last.At.Sub(win[0].At), Load1: last.Load1, Policy: p}
-	v.Queue = median(queue)
+	v.Queue = stats.Median(queue)
 	v.Beyond = max(v.Queue-float64(p.Own), 0)
 	a, b := win[0].CPU, last.CPU
 	v.StealReported = a.StealKnown && b.StealKnown
@@ -339,16 +341,6 @@ func Judge(samples []Sample, cpus CPUs, p Policy) Verdict {
 	}
 	v.Busy = v.Beyond > p.MaxQueuePerCPU*float64(cpus.Online) || (v.StealKnown && v.Steal > p.MaxSteal)
 	return v
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // String names the load: "run queue 21 on 2 CPUs over 10 s, steal 0 %".
