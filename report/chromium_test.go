@@ -30,7 +30,7 @@ var screenshot = flag.String("screenshot", "", "also write a PNG screenshot of t
 
 // chromium returns the headless browser the page tests run in.
 // scripts/bootstrap installs it; without it the tests skip in the default
-// part of the suite and fail in the whole suite (testpart.Tool).
+// part of the suite and fail in the whole suite (testpart.Missing).
 func chromium(t *testing.T) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser"} {
@@ -38,7 +38,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	testpart.Tool(t, "chromium", false, "scripts/bootstrap, or apt-get install -y chromium")
+	testpart.Missing(t, "chromium", "scripts/bootstrap, or apt-get install -y chromium")
 	return ""
 }
 

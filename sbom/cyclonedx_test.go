@@ -341,7 +341,7 @@ func generateCDXBytes(f *testing.F) []byte {
 // with the CycloneDX project's own library (testdata/cyclonedx, which
 // scripts/bootstrap installs with npm ci). Without node or the library the
 // tests skip in the default part of the suite and fail in the whole suite
-// (testpart.Tool).
+// (testpart.Missing).
 func cdxValidator(t *testing.T) (node, script string) {
 	t.Helper()
 	dir, err := filepath.Abs(filepath.Join("testdata", "cyclonedx"))
@@ -359,7 +359,7 @@ func cdxValidator(t *testing.T) (node, script string) {
 		}
 	}
 	if missing != "" {
-		testpart.Tool(t, missing, false, "run scripts/bootstrap (it installs node and the validator with npm ci)")
+		testpart.Missing(t, missing, "run scripts/bootstrap (it installs node and the validator with npm ci)")
 	}
 	return node, filepath.Join(dir, "validate.mjs")
 }

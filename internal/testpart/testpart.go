@@ -34,21 +34,16 @@ func RequireFull(t testing.TB, what string) {
 	}
 }
 
-// Tool reports whether the program a test needs is installed: it returns
-// true when it is. When it is not, the default part skips t, naming the
-// program and how to install it, and the whole suite fails t: CI prepares
-// every program the whole suite needs, so a missing one there is a broken
-// machine, not a reason to pass.
-func Tool(t testing.TB, name string, found bool, install string) bool {
+// Missing stops t because the program it needs, name, is not installed:
+// the default part skips t, naming the program and how to install it; the
+// whole suite fails t, since CI prepares every program the whole suite
+// needs, so a missing one there is a broken machine, not a reason to pass.
+func Missing(t testing.TB, name, install string) {
 	t.Helper()
-	if found {
-		return true
-	}
 	if Full() {
 		t.Fatalf("%s is not installed, and the whole suite (%s=1) needs it: %s", name, Env, install)
 	}
 	t.Skipf("%s is not installed: this check runs in the whole suite (scripts/test -full), which needs it: %s", name, install)
-	return false
 }
 
 // CosignInstall is the command that installs the cosign the tests check
@@ -57,7 +52,7 @@ const CosignInstall = "go install github.com/sigstore/cosign/v2/cmd/cosign@v2.6.
 
 // Cosign returns the path of cosign, on PATH or in $(go env GOPATH)/bin.
 // Missing, it skips t in the default part and fails it in the whole suite
-// (see [Tool]).
+// (see [Missing]).
 func Cosign(t testing.TB) string {
 	t.Helper()
 	if p, err := exec.LookPath("cosign"); err == nil {
@@ -75,6 +70,6 @@ func Cosign(t testing.TB) string {
 			return p
 		}
 	}
-	Tool(t, "cosign", false, CosignInstall)
+	Missing(t, "cosign", CosignInstall)
 	return ""
 }
