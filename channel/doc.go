@@ -84,7 +84,13 @@
 // the publisher kept from its last publish or verify (Result.Checkpoint).
 // Both are checked before anything is written, and again under the lock.
 // The new generation is the current one's number plus one, so the
-// generations a channel shows only go up. Generations beside DEST newer
+// generations a channel shows only go up. An empty channel (DEST missing or
+// an empty folder, no generations beside it) where Release.Seen records a
+// generation is not refused: it shows nothing older and nothing old is
+// signed again. Publish starts it again after that generation
+// (Plan.Restart; a fresh clone of a project whose channel is a folder in it
+// does this), so a client that verified the old channel still checks the
+// new one for every version it saw. Generations beside DEST newer
 // than the one it shows are leftovers of killed publishes to the publish
 // that follows (they were never shown), so a rollback done before a
 // publish on a machine that kept no state is not recognised by that

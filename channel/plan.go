@@ -100,6 +100,10 @@ type Plan struct {
 	LowerThanNewest bool `json:"lower_than_newest"`
 	// AllowDowngrade is the release's AllowDowngrade.
 	AllowDowngrade bool `json:"allow_downgrade"`
+	// Restart is set when the channel is empty although Release.Seen
+	// records a generation published there: publishing starts the channel
+	// again, after that generation, without the versions it listed.
+	Restart *Checkpoint `json:"restart,omitempty"`
 
 	dest     string
 	volatile []string
@@ -167,7 +171,8 @@ func (p *Plan) Refusal() *RefusedError {
 // r.Known), reads each wheel's METADATA, and compares with the channel's
 // state.
 func (c *Channel) Plan(ctx context.Context, r Release) (*Plan, error) {
-	if _, err := c.checkTrust(r); err != nil {
+	_, restart, err := c.checkTrust(r)
+	if err != nil {
 		return nil, err
 	}
 	p, err := prepare(ctx, r)
@@ -175,6 +180,7 @@ func (c *Channel) Plan(ctx context.Context, r Release) (*Plan, error) {
 		return nil, err
 	}
 	c.compare(p)
+	p.Restart = restart
 	return p, nil
 }
 

@@ -54,7 +54,8 @@ type Result struct {
 // channel.intoto.jsonl signed by a key of r.TrustedKeys or r.Signer's, and
 // matching its channel.json; and it must not be older than r.Seen. The new
 // generation's number is the current one's plus one, and its channel.json
-// is signed with r.Signer.
+// is signed with r.Signer. An empty channel where r.Seen records a
+// generation is started again after it (Plan.Restart).
 //
 // Errors: a *UsageError for a release that cannot be published as given;
 // a *RefusedError when the channel's rules refuse it, with every reason
@@ -79,7 +80,7 @@ func Publish(ctx context.Context, dest string, r Release) (*Result, error) {
 	// the lock file. The decision is taken again under the lock.
 	if c, err := Open(p.dest); err != nil {
 		return nil, err
-	} else if _, err := c.checkTrust(r); err != nil {
+	} else if _, _, err := c.checkTrust(r); err != nil {
 		return nil, err
 	} else if c.compare(plan); plan.Refusal() != nil {
 		return nil, plan.Refusal()
@@ -98,11 +99,12 @@ func Publish(ctx context.Context, dest string, r Release) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	seen, err := c.checkTrust(r)
+	seen, restart, err := c.checkTrust(r)
 	if err != nil {
 		return nil, err
 	}
 	c.compare(plan)
+	plan.Restart = restart
 	if ref := plan.Refusal(); ref != nil {
 		return nil, ref
 	}
@@ -119,7 +121,11 @@ func Publish(ctx context.Context, dest string, r Release) (*Result, error) {
 			return nil, err
 		}
 		next = c.state.clone()
-		next.Project, next.Generation = plan.Project, cur+1
+		base := cur
+		if plan.Restart != nil {
+			base = plan.Restart.Generation
+		}
+		next.Project, next.Generation = plan.Project, base+1
 		next.Versions = append(next.Versions, Version{Version: plan.Version, Assets: plan.Assets, Wheels: plan.Wheels})
 		slices.SortFunc(next.Versions, func(a, b Version) int {
 			va, _ := pep440.Parse(a.Version)

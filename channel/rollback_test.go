@@ -381,3 +381,52 @@ func TestCheckpointFile(t *testing.T) {
 		t.Errorf("RememberedFile: %s, %s (the same channel by URL), %s (another)", a, b, c)
 	}
 }
+
+// TestPublishStartsAWipedChannelAgain: a channel that is gone altogether
+// (DEST and its generations: a fresh clone of a project whose channel is a
+// folder in it) is not a rollback. Publishing starts it again after the
+// generation the publisher saw, so that a client that verified the old
+// channel sees a later generation and still finds the version it lost. A
+// channel whose link alone is gone, its generations still there, is
+// refused as before (the control).
+func TestPublishStartsAWipedChannelAgain(t *testing.T) {
+	for _, empty := range []bool{false, true} {
+		dest, _, second := twoGenerations(t)
+		parent := filepath.Dir(dest)
+		must(t, os.Remove(dest))
+
+		// Control: the generations are still beside DEST.
+		r := release(t, "0.4.0", "")
+		r.Seen = second
+		var ref *RefusedError
+		if _, err := Publish(context.Background(), dest, r); !errors.As(err, &ref) || ref.Reasons[0].Rule != RuleRollback ||
+			!strings.Contains(ref.Reasons[0].Msg, "point it back at generation 2") {
+			t.Fatalf("publish with DEST's link removed, generations kept = %v, want the %s refusal", err, RuleRollback)
+		}
+
+		must(t, os.RemoveAll(filepath.Join(parent, ".ch.generations")))
+		if empty {
+			must(t, os.Mkdir(dest, 0o755))
+		}
+		c, err := Open(dest)
+		must(t, err)
+		plan, err := c.Plan(context.Background(), r)
+		if err != nil || plan.Restart == nil || plan.Restart.Generation != 2 {
+			t.Fatalf("Plan on the wiped channel = %+v, %v; want a restart after generation 2", plan, err)
+		}
+		res, err := Publish(context.Background(), dest, r)
+		if err != nil || res.GenerationNumber != 3 || res.Plan.Restart == nil || res.Checkpoint.Generation != 3 {
+			t.Fatalf("publish into the wiped channel (empty folder %v) = %+v, %v; want generation 3, restarted after 2", empty, res, err)
+		}
+		if got := versions(t, dest); !slices.Equal(got, []string{"0.4.0"}) {
+			t.Fatalf("versions %v, want only 0.4.0", got)
+		}
+		got := findings(verifySince(t, dest, second), CheckRollback)
+		if len(got) != 2 || !strings.Contains(got[0]+got[1], "version 0.2.0, published in generation 2") {
+			t.Errorf("verify of the restarted channel against generation 2's state: rollback findings %q, want 0.2.0 and 0.3.0 missing", got)
+		}
+		if got := findings(verifySince(t, dest, res.Checkpoint), CheckRollback); len(got) != 0 {
+			t.Errorf("verify of the restarted channel against its own state: %q", got)
+		}
+	}
+}

@@ -5,7 +5,10 @@ import (
 	"context"
 	"crypto"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -105,12 +108,22 @@ func trusted(keys []crypto.PublicKey, signer provenance.Signer) (*provenance.Ver
 // signed statement verifies with a trusted key (r.TrustedKeys or r.Signer's),
 // and it is not older than r.Seen. It returns the state as a checkpoint,
 // or a *RefusedError naming the file at fault and the remedy.
-func (c *Channel) checkTrust(r Release) (*Checkpoint, error) {
+//
+// An empty channel (DEST missing, or an empty folder, and no generations
+// beside it) where r.Seen records a published generation is not a
+// rollback to refuse: nothing older is
+// being shown, and nothing of the old channel is re-signed. It is a channel
+// started again (a fresh clone of a project whose channel is a folder in
+// it; a channel wiped on purpose, or by someone else), and restart returns
+// r.Seen: the new channel continues its generation numbers, so that a
+// client that verified the old one sees a later generation and checks it
+// for every version it saw (Checkpoint.Refuses), and the publisher is told.
+func (c *Channel) checkTrust(r Release) (seen, restart *Checkpoint, err error) {
 	cp := Checkpoint{Format: CheckpointFormat, Channel: c.paths.dest, Versions: []CheckpointVersion{}}
 	if c.kind == destLink {
 		v, err := trusted(r.TrustedKeys, r.Signer)
 		if err != nil {
-			return nil, &UsageError{Msg: "channel: the trusted keys", Err: err}
+			return nil, nil, &UsageError{Msg: "channel: the trusted keys", Err: err}
 		}
 		file := filepath.Join(c.root, SignedStateFile)
 		var why string
@@ -122,20 +135,37 @@ func (c *Channel) checkTrust(r Release) (*Checkpoint, error) {
 			why = err.Error()
 		}
 		if why != "" {
-			return nil, &RefusedError{Dest: c.paths.dest, Version: r.Version, Reasons: []Reason{{Rule: RuleStateNotVerified, Msg: fmt.Sprintf(
+			return nil, nil, &RefusedError{Dest: c.paths.dest, Version: r.Version, Reasons: []Reason{{Rule: RuleStateNotVerified, Msg: fmt.Sprintf(
 				"%s: %s; the channel's state does not verify, so it may have been tampered with: run mkrelease verify %s --key PUB.pem, "+
 					"and restore the channel from a copy that verifies (or pass --key with the key that signed it)", file, why, c.paths.dest)}}}
 		}
 		cp.fill(&c.state, c.stateData)
 	}
 	if r.Seen != nil {
+		if c.kind != destLink && r.Seen.Generation > 0 && !hasEntries(c.paths.gens) {
+			return &cp, r.Seen, nil
+		}
 		if probs := r.Seen.Refuses(&cp); len(probs) > 0 {
 			var rs []Reason
 			for _, p := range probs {
 				rs = append(rs, Reason{Rule: RuleRollback, Msg: p})
 			}
-			return nil, &RefusedError{Dest: c.paths.dest, Version: r.Version, Reasons: rs}
+			return nil, nil, &RefusedError{Dest: c.paths.dest, Version: r.Version, Reasons: rs}
 		}
 	}
-	return &cp, nil
+	return &cp, nil, nil
+}
+
+// hasEntries reports whether folder dir exists with anything in it (an
+// unreadable one counts as having entries).
+func hasEntries(dir string) bool {
+	f, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	} else if err != nil {
+		return true
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	return len(names) > 0 || (err != nil && !errors.Is(err, io.EOF))
 }

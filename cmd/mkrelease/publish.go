@@ -217,9 +217,19 @@ func (o *PublishOptions) report(opts publish.Options, res *publish.Result, err e
 
 // keepState keeps the state of the channel a publish made (or found, for
 // a no-op), for the next publish or verify on this machine to compare with.
+// A channel started again says so: its old versions are gone from it.
 func (o *PublishOptions) keepState(opts publish.Options, res *publish.Result) error {
 	if o.states == nil || res.Channel == nil || res.Channel.Checkpoint == nil {
 		return nil
+	}
+	if old := res.Channel.Plan.Restart; old != nil {
+		var lost []string
+		for _, v := range old.Versions {
+			lost = append(lost, v.Version)
+		}
+		opts.Logger.Warn("the channel was empty, but it had been published before: it starts again after the generation seen; clients that verified the old channel will miss the versions it listed",
+			"channel", res.Channel.Dest, "generation_seen", old.Generation, "now", res.Channel.GenerationNumber,
+			"versions_no_longer_listed", strings.Join(lost, " "), "remembered_in", old.File)
 	}
 	return o.states.Verified(opts.To, res.Channel.Checkpoint)
 }
