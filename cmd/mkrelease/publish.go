@@ -223,13 +223,23 @@ func (o *PublishOptions) keepState(opts publish.Options, res *publish.Result) er
 		return nil
 	}
 	if old := res.Channel.Plan.Restart; old != nil {
-		var lost []string
-		for _, v := range old.Versions {
-			lost = append(lost, v.Version)
+		now := map[string]string{}
+		for _, v := range res.Channel.Checkpoint.Versions {
+			now[v.Version] = v.AssetsSHA256
 		}
-		opts.Logger.Warn("the channel was empty, but it had been published before: it starts again after the generation seen; clients that verified the old channel will miss the versions it listed",
+		var lost, changed []string
+		for _, v := range old.Versions {
+			switch got, ok := now[v.Version]; {
+			case !ok:
+				lost = append(lost, v.Version)
+			case got != v.AssetsSHA256:
+				changed = append(changed, v.Version)
+			}
+		}
+		opts.Logger.Warn("the channel was empty, but it had been published before: it starts again after the generation seen; "+
+			"clients that verified the old channel refuse it for each version it lost or publishes with other assets",
 			"channel", res.Channel.Dest, "generation_seen", old.Generation, "now", res.Channel.GenerationNumber,
-			"versions_no_longer_listed", strings.Join(lost, " "), "remembered_in", old.File)
+			"versions_lost", strings.Join(lost, " "), "versions_changed", strings.Join(changed, " "), "remembered_in", old.File)
 	}
 	return o.states.Verified(opts.To, res.Channel.Checkpoint)
 }
