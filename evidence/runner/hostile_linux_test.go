@@ -25,7 +25,8 @@ import (
 // lane must not: the project's signing key, the user's home folder, the
 // environment of mkrelease (its /proc entry), the list of the host's
 // processes, the folder mkrelease runs in, a TCP server on the host's
-// 127.0.0.1 and a Unix socket below the host's /tmp; targets.json beside
+// 127.0.0.1, a Unix socket below the host's /tmp, and the virtualenv (a
+// module the next lane imports, planted); targets.json beside
 // it says where each is. Each case says "got:" and what it took, or
 // "denied:" and the error.
 const hostileLane = `import json, os, socket
@@ -77,6 +78,15 @@ case("mkrelease-folder", lambda: " ".join(sorted(os.listdir(targets["cwd"]))))
 host, port = targets["tcp"].rsplit(":", 1)
 case("tcp", lambda: dial(socket.AF_INET, (host, int(port))))
 case("unix-socket", lambda: dial(socket.AF_UNIX, targets["unix"]))
+
+def plant():
+    import installed
+    with open(installed.__file__, "w") as f:
+        f.write("VALUE = 13\n")
+    return "planted-in-the-virtualenv " + installed.__file__
+
+# The clean lane runs next: in the sandbox it shares this virtualenv.
+case("virtualenv", plant)
 `
 
 // cleanLane is a well-behaved cases lane: it imports a module of its
@@ -173,6 +183,7 @@ func newHostileRun(t *testing.T, python, bwrap string) hostileRun {
 	}
 	h.secrets["unix-socket"] = marker("UNIX-BANNER")
 	banner(t, unix, h.secrets["unix-socket"])
+	h.secrets["virtualenv"] = "planted-in-the-virtualenv"
 
 	targets, err := json.Marshal(map[string]any{"key": filepath.Join(project, ".mkrelease", "dev.key"), "home": home,
 		"pid": os.Getpid(), "self": h.secrets["processes"], "cwd": cwd, "tcp": tcp.Addr().String(), "unix": unix.Addr().String()})
@@ -202,10 +213,11 @@ func newHostileRun(t *testing.T, python, bwrap string) hostileRun {
 		t.Fatal(err)
 	}
 	// The virtualenvs, as the bundle's install makes them (pip has run:
-	// a module is installed).
+	// a module is installed): one the lanes share in the sandbox, one per
+	// lane without it.
 	h.r.python = python
-	for _, l := range h.r.lanes {
-		venv := filepath.Join(h.r.work, "venvs", l.Name)
+	mkVenv := func(venv string) {
+		t.Helper()
 		if out, err := exec.Command(python, "-m", "venv", "--without-pip", venv).CombinedOutput(); err != nil {
 			t.Fatalf("make a virtualenv: %v\n%s", err, out)
 		}
@@ -214,7 +226,20 @@ func newHostileRun(t *testing.T, python, bwrap string) hostileRun {
 			t.Fatalf("site-packages of %s: %v", venv, site)
 		}
 		write(filepath.Join(site[0], "installed.py"), "VALUE = 42\n")
-		h.r.venvs = append(h.r.venvs, venv)
+	}
+	h.r.venvs = make([]string, len(h.r.lanes))
+	h.r.venvs[0] = filepath.Join(h.r.work, "venvs", "shared")
+	mkVenv(h.r.venvs[0])
+	own, err := h.r.isolate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, venv := range h.r.venvs[1:] {
+		if own {
+			mkVenv(venv)
+		} else if venv != h.r.venvs[0] {
+			t.Fatalf("in the sandbox the lanes have the virtualenvs %q, want one", h.r.venvs)
+		}
 	}
 	if err := h.r.runLanes(ctx); err != nil {
 		t.Fatal(err)
@@ -247,10 +272,11 @@ func (h hostileRun) messages(t *testing.T) (hostile map[string]string, cleanFail
 
 // TestHostileLaneFindsNothing runs a lane that goes for the project's
 // key, the home folder, mkrelease's environment, the host's processes,
-// the folder mkrelease runs in, a TCP server on the host's 127.0.0.1 and
-// a Unix socket below /tmp: in the sandbox every attempt is denied, the
-// evidence written holds none of it and records the sandbox, and a clean
-// lane beside it passes. The control is the same run without the sandbox
+// the folder mkrelease runs in, a TCP server on the host's 127.0.0.1, a
+// Unix socket below /tmp and the virtualenv: in the sandbox every attempt
+// is denied, the evidence written holds none of it and records the
+// sandbox, and a clean lane run after it in the same virtualenv passes
+// (it imports the module the hostile lane tried to change). The control is the same run without the sandbox
 // (a bubblewrap that cannot run), where every attempt succeeds: the
 // sandbox is what stopped them.
 func TestHostileLaneFindsNothing(t *testing.T) {

@@ -91,8 +91,9 @@ type Result struct {
 	Summary             *Summary
 }
 
-// Run installs the target's bundle offline in a fresh virtualenv per lane,
-// runs the lanes, recomputes every aggregate from the raw records, stages
+// Run installs the target's bundle offline in a fresh virtualenv (one for
+// every lane in the lanes' sandbox, one per lane without it), runs the
+// lanes, recomputes every aggregate from the raw records, stages
 // the evidence, rejects it when a staged file holds a private value or a
 // credential, and otherwise writes the archive, its sidecar and the signed
 // statements into Dist. It is a stage list (see [runStages]) over one
@@ -133,9 +134,9 @@ type evidenceRun struct {
 	finished     time.Time        // lanes
 	cases        []evidence.Case  // lanes
 	ms           []evidence.Measurement
-	venvs        []string    // venvs: each lane's virtualenv
+	venvs        []string    // venvs: each lane's virtualenv (one for all in the sandbox)
 	python       string      // venvs: the interpreter of every virtualenv
-	sandbox      laneSandbox // lanes: how the lanes are isolated
+	sandbox      laneSandbox // venvs: how the lanes are isolated
 	watch        hostWatch   // lanes: the host's load, as the crossover lanes watch it
 	run          store.Run   // records
 	sum          *Summary    // records
@@ -154,8 +155,8 @@ func runStages() []runStage {
 	return []runStage{
 		{"open", (*evidenceRun).open},          // the target's bundle, checked, and that it runs here
 		{"prepare", (*evidenceRun).prepare},    // a scratch folder, the verifier sources, what is private
-		{"venvs", (*evidenceRun).installVenvs}, // the bundle installed offline in a virtualenv per lane
-		{"lanes", (*evidenceRun).runLanes},     // each lane in its own virtualenv, one at a time
+		{"venvs", (*evidenceRun).installVenvs}, // the bundle installed offline; the lanes' sandbox
+		{"lanes", (*evidenceRun).runLanes},     // each lane, one at a time
 		{"records", (*evidenceRun).records},    // sanitised records, the run identity, every aggregate recomputed
 		{"stage", (*evidenceRun).stageIt},      // the evidence folder, scanned for private values
 		{"pack", (*evidenceRun).packIt},        // the archive, its sidecar and the signed statements
@@ -259,52 +260,75 @@ func runPrivate(work, verifier string, getenv func(string) string) sanitize.Priv
 	return p
 }
 
-// installVenvs installs the bundle offline in a fresh virtualenv for each
-// lane. The first install chooses the interpreter (the search for
-// interpreters takes seconds where a version manager's shims are on PATH),
-// and every other lane's virtualenv is made with it, so that the lanes run
-// on one Python. Those are installed side by side, as many at a time as
-// there are CPUs: every install is done before the first lane runs, so none
-// shares the machine with a lane's timings.
+// installVenvs installs the bundle offline in a fresh virtualenv, then
+// finds how the lanes can be isolated (newLaneSandbox: the sandbox needs
+// the virtualenv's interpreter). In the sandbox every lane sees the
+// virtualenv read-only, so one serves them all, one lane after another:
+// no lane can change what the next one runs. Without a sandbox a lane can
+// write into its virtualenv, so each lane gets one of its own, installed
+// side by side, as many at a time as there are CPUs, every one made with
+// the interpreter the first install chose (the search for interpreters
+// takes seconds where a version manager's shims are on PATH), so that the
+// lanes run on one Python. Every install is done before the first lane
+// runs, so none shares the machine with a lane's timings.
 func (r *evidenceRun) installVenvs(ctx context.Context) error {
 	if len(r.lanes) == 0 {
 		return nil
 	}
 	o, log := r.o, r.log
 	r.venvs = make([]string, len(r.lanes))
-	for i, l := range r.lanes {
-		r.venvs[i] = filepath.Join(r.work, "venvs", l.Name)
-		r.private.Folders[r.venvs[i]] = "{venv}"
-	}
 	install := func(ctx context.Context, i int, python string) (*bundle.Installed, error) {
-		l := r.lanes[i]
-		log.Info("installing the bundle offline", "lane", l.Name, "bundle", filepath.Base(r.bundlePath))
+		what := "lane " + r.lanes[i].Name
+		if i == 0 {
+			what = "the lanes' virtualenv"
+		}
+		log.Info("installing the bundle offline", "for", what, "bundle", filepath.Base(r.bundlePath))
 		inst, err := bundle.Install(ctx, r.opened, bundle.InstallOptions{Venv: r.venvs[i], Python: python, Getenv: o.Getenv})
 		if err != nil {
-			return nil, fmt.Errorf("evidence: lane %s: %w", l.Name, err)
+			return nil, fmt.Errorf("evidence: %s: %w", what, err)
 		}
 		return inst, nil
 	}
+	r.venvs[0] = filepath.Join(r.work, "venvs", "shared")
+	r.private.Folders[r.venvs[0]] = "{venv}"
 	first, err := install(ctx, 0, o.Python)
 	if err != nil {
 		return err
 	}
 	r.python = first.Python
+	if own, err := r.isolate(ctx); err != nil || !own {
+		return err
+	}
 	return parallel.Each(ctx, 0, len(r.lanes)-1, func(ctx context.Context, i int) error {
 		_, err := install(ctx, i+1, r.python)
 		return err
 	})
 }
 
+// isolate finds how the lanes can be isolated, with the interpreter of the
+// virtualenv r.venvs[0], and gives each lane its virtualenv: in the
+// sandbox, that one; without it, one of its own in the run's venvs folder,
+// to be made (own is true then).
+func (r *evidenceRun) isolate(ctx context.Context) (own bool, err error) {
+	o := r.o
+	if r.sandbox, err = newLaneSandbox(ctx, r.log, o.Bwrap, r.venvs[0], r.verifier, filepath.Join(r.work, "etc"), protectedDirs(o.Getenv, o.Config.Dir)); err != nil {
+		return false, err
+	}
+	if r.sandbox.sandboxed() {
+		for i := range r.venvs {
+			r.venvs[i] = r.venvs[0]
+		}
+		return false, nil
+	}
+	for i, l := range r.lanes[1:] {
+		r.venvs[i+1] = filepath.Join(r.work, "venvs", l.Name)
+		r.private.Folders[r.venvs[i+1]] = "{venv}"
+	}
+	return true, nil
+}
+
 func (r *evidenceRun) runLanes(ctx context.Context) error {
 	o, log, work := r.o, r.log, r.work
-	if len(r.lanes) > 0 {
-		var err error
-		r.sandbox, err = newLaneSandbox(ctx, log, o.Bwrap, r.venvs[0], r.verifier, filepath.Join(work, "etc"), protectedDirs(o.Getenv, o.Config.Dir))
-		if err != nil {
-			return err
-		}
-	}
 	r.started = time.Now().UTC()
 	watched := false // r.watch is made for the first crossover lane
 	for i, l := range r.lanes {
