@@ -59,6 +59,34 @@ type Prepared struct {
 	Trees map[string]map[string]string
 	// Epoch is SOURCE_DATE_EPOCH for the release.
 	Epoch int64
+	// WorkTrees are the sources read from a git work tree on this
+	// machine, as they stand against it; Found's entry of each records
+	// its state.
+	WorkTrees []*source.WorkTree
+}
+
+// StaleError is a build refused because a source read from a git work tree
+// is not what that tree shows ([build] require_current). It maps to exit
+// status 1.
+type StaleError struct {
+	// Problems say what is stale, one sentence each with the remedy.
+	Problems []string
+}
+
+// Error lists the problems.
+func (e *StaleError) Error() string {
+	return fmt.Sprintf("the release would not be built from what the work tree shows (%d finding%s):\n  %s\n\thint: do what each says; "+
+		"to release anyway, set require_current = false under [build] in release.toml", len(e.Problems), plural(len(e.Problems)), strings.Join(e.Problems, "\n  "))
+}
+
+// ExitCode is 1: a refusal.
+func (e *StaleError) ExitCode() int { return 1 }
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // PrepareOptions configure Prepare.
@@ -89,6 +117,11 @@ type PrepareOptions struct {
 	// Runner runs the toolchains' version commands the way build steps
 	// run (the build's executor); nil sets up an executor of its own.
 	Runner StepRunner
+	// RequireCurrent refuses, with a *StaleError, a source read from a git
+	// work tree whose HEAD is not the pinned commit or whose tree holds
+	// changes no commit holds (source.WorkTree); otherwise each is a
+	// warning.
+	RequireCurrent bool
 }
 
 // StepRunner runs a command as a build step: in the sandbox, when the host
@@ -172,6 +205,14 @@ func Prepare(ctx context.Context, o PrepareOptions) (*Prepared, error) {
 		if facts.Commit != "" && firstCommitTime == 0 {
 			firstCommitTime = facts.CommitTime
 		}
+		wt, err := o.Fetcher.WorkTree(ctx, s, s.Commit, configFiles(c, o.LockFile)...)
+		if err != nil {
+			return nil, err
+		}
+		if wt != nil {
+			ls.WorkTree = wt.State()
+			p.WorkTrees = append(p.WorkTrees, wt)
+		}
 		p.Found.Sources = append(p.Found.Sources, ls)
 		p.Workspaces[s.Name] = ws
 		p.Trees[s.Name] = digests(sum.Files)
@@ -254,6 +295,19 @@ func Prepare(ctx context.Context, o PrepareOptions) (*Prepared, error) {
 	if len(drifts) > 0 {
 		return nil, &lock.DriftError{LockFile: o.LockFile, Drifts: drifts, Relock: o.Relock}
 	}
+	var stale []string
+	for _, wt := range p.WorkTrees {
+		stale = append(stale, wt.Problems()...)
+		if wt.Filtered > 0 {
+			log.Info("files git filters were not compared with HEAD", "source", wt.Source, "files", wt.Filtered)
+		}
+	}
+	if len(stale) > 0 && o.RequireCurrent {
+		return nil, &StaleError{Problems: stale}
+	}
+	for _, msg := range stale {
+		log.Warn(msg)
+	}
 	if !o.LockOnly {
 		if err := checkWorkspaces(c, p.Workspaces, p.Trees); err != nil {
 			return nil, err
@@ -280,6 +334,22 @@ func Prepare(ctx context.Context, o PrepareOptions) (*Prepared, error) {
 		}
 	}
 	return p, nil
+}
+
+// configFiles are the project's configuration files that a source's work
+// tree may hold without being source: release.toml and the lock (a path
+// relative to the working folder, as --lock gives it), by absolute path.
+func configFiles(c *config.Config, lockFile string) []string {
+	var out []string
+	for _, f := range []string{c.File, lockFile} {
+		if f == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(f); err == nil {
+			out = append(out, abs)
+		}
+	}
+	return out
 }
 
 // expected is what the lock records about s that its fetch can enforce: the

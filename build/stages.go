@@ -36,6 +36,9 @@ type SourcesStage struct {
 	// Runner runs the toolchains' version commands: the build's executor,
 	// so they run in the steps' sandbox.
 	Runner StepRunner
+	// RequireCurrent refuses a stale source work tree
+	// (PrepareOptions.RequireCurrent).
+	RequireCurrent bool
 }
 
 // Workspaces maps each source name to its prepared folder: the pinned tree
@@ -56,7 +59,7 @@ func (s SourcesStage) Run(ctx context.Context, r *release.Release) error {
 		Config: r.Config, Lock: r.Lock, LockFile: r.LockFile, Relock: s.Relock,
 		Fetcher: &source.Fetcher{ProjectDir: r.Config.Dir, CacheDir: r.CacheDir, Logger: r.Logger},
 		Scratch: r.Scratch, Logger: r.Logger, Digests: digestmemo.Memo{Dir: release.DigestsDir(r.CacheDir)},
-		Trees: treeMemo(r), Runner: s.Runner,
+		Trees: treeMemo(r), Runner: s.Runner, RequireCurrent: s.RequireCurrent,
 	})
 	if err != nil {
 		return err

@@ -55,6 +55,10 @@ type BuildOptions struct {
 	// Compiled, when set, is told what the compile stage did (its sandbox
 	// and every action) once the build succeeded, before Build returns.
 	Compiled func(build.Report)
+	// RequireCurrent refuses to build from a source whose git work tree
+	// is not what the lock pins, rather than warning (see
+	// [config.Build.Current]).
+	RequireCurrent bool
 }
 
 func (o BuildOptions) logger() *slog.Logger {
@@ -71,14 +75,14 @@ func (o BuildOptions) logger() *slog.Logger {
 // them; a part's sign stage reads closures too, and must be given the
 // same. signer is sign's key, which two attest.PrepareStage get ready
 // meanwhile when it will sign: one first, one after the wheels.
-func BuildStages(relock string, compile build.CompileStage, signer provenance.Signer, sign Stage, closures bundle.Closures) []Stage {
+func BuildStages(o BuildOptions, compile build.CompileStage, signer provenance.Signer, sign Stage, closures bundle.Closures) []Stage {
 	sb := compile.Executor.Sandbox()
 	ws := build.Workspaces{}
 	compile.Workspaces = ws
 	facts := release.Facts{Sandbox: sb, Dependencies: closures.Dependencies}
 	return []Stage{
-		attest.PrepareStage{Signer: signer, First: true},                             // a key that will sign gets ready meanwhile (scrypt)
-		build.SourcesStage{Relock: relock, Workspaces: ws, Runner: compile.Executor}, // verify every input against release.lock first
+		attest.PrepareStage{Signer: signer, First: true},                                                                 // a key that will sign gets ready meanwhile (scrypt)
+		build.SourcesStage{Relock: o.Relock, Workspaces: ws, Runner: compile.Executor, RequireCurrent: o.RequireCurrent}, // verify every input against release.lock first
 		compile, // run the steps per target, sandboxed, through the action cache
 		targetsStage{ // per target: the wheels, then (while the next target's wheels are written) the closure and bundle
 			wheels:   assemble.Stage{Workspaces: ws},                // the wheels, their platform tags, then the pair check
@@ -156,7 +160,7 @@ func buildRelease(ctx context.Context, o BuildOptions) (*release.Release, error)
 	if o.Part {
 		sign = part.Stage{Signer: o.Signer, Getenv: o.Getenv, Sandbox: exe.Sandbox(), Closures: closures}
 	}
-	if err := Run(ctx, r, BuildStages(o.Relock, compile, o.Signer, sign, closures)); err != nil {
+	if err := Run(ctx, r, BuildStages(o, compile, o.Signer, sign, closures)); err != nil {
 		return nil, err
 	}
 	if o.Compiled != nil {

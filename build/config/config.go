@@ -358,8 +358,24 @@ type Build struct {
 	// AllowUnsandboxed lets `mkrelease publish` release a build whose
 	// steps ran without a sandbox; the default policy refuses it otherwise.
 	AllowUnsandboxed bool `toml:"allow_unsandboxed"`
+	// RequireCurrent refuses to build from a source read from a git work
+	// tree on this machine whose HEAD has moved away from the pinned
+	// commit, or whose tree holds changes no commit holds; when false
+	// each is a warning. Unset, `release` refuses and `build` and `check`
+	// warn ([Build.Current]).
+	RequireCurrent *bool `toml:"require_current"`
 	// Steps run in order for every target they apply to.
 	Steps []Step `toml:"step"`
+}
+
+// Current reports whether a stale work tree is refused: RequireCurrent
+// when set, else release (true for `mkrelease release`, false for build
+// and check).
+func (b Build) Current(release bool) bool {
+	if b.RequireCurrent != nil {
+		return *b.RequireCurrent
+	}
+	return release
 }
 
 // SourceKind says where a source comes from.

@@ -270,3 +270,21 @@ func TestSourcesOf(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildCurrent: require_current decides for every verb when set;
+// unset, release refuses and build and check warn.
+func TestBuildCurrent(t *testing.T) {
+	yes, no := true, false
+	for _, tc := range []struct {
+		set           *bool
+		release, want bool
+	}{
+		{nil, false, false}, {nil, true, true},
+		{&yes, false, true}, {&yes, true, true},
+		{&no, false, false}, {&no, true, false},
+	} {
+		if got := (Build{RequireCurrent: tc.set}).Current(tc.release); got != tc.want {
+			t.Errorf("require_current %v, release %v: Current = %v, want %v", tc.set, tc.release, got, tc.want)
+		}
+	}
+}

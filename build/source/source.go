@@ -416,8 +416,14 @@ const gitWaitDelay = 2 * time.Second
 // when ctx ends the whole group is killed, the transport helpers git
 // started (git-remote-https, ssh) included.
 func runGitEnv(ctx context.Context, env []string, dir string, args ...string) ([]byte, error) {
+	return runGitInput(ctx, env, dir, nil, args...)
+}
+
+// runGitInput is runGitEnv with stdin.
+func runGitInput(ctx context.Context, env []string, dir string, stdin io.Reader, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	cmd.Env = env
+	cmd.Stdin = stdin
 	procgroup.KillOnCancel(cmd)
 	cmd.WaitDelay = gitWaitDelay
 	var stderr bytes.Buffer

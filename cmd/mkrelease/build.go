@@ -46,6 +46,9 @@ type BuildOptions struct {
 	// ([cache] remote_mode = "verify" for this run).
 	RemoteWriters []string
 	RemoteVerify  bool
+	// release is set when the build is release's: a stale source work
+	// tree is then refused unless [build] require_current = false.
+	release bool
 }
 
 // NewCmdBuild builds the release.
@@ -185,7 +188,7 @@ func (o *BuildOptions) pipelineOptions(ctx context.Context, s *session) (pipelin
 	bo := pipeline.BuildOptions{
 		Config: cfg, Lock: l, LockFile: g.lockPath(), Relock: g.relockCommand(), Targets: targets,
 		Out: o.Out, CacheDir: cache, NoCache: o.NoCache, Logger: log, Signer: signer, Getenv: o.Factory.Getenv,
-		Sandbox: sandboxOptions(o.Factory), Part: o.Part,
+		Sandbox: sandboxOptions(o.Factory), Part: o.Part, RequireCurrent: cfg.Build.Current(o.release),
 	}
 	if remote != nil {
 		remote.Signer = signer // what it uploads is signed with the build's key

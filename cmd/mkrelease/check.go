@@ -66,13 +66,17 @@ const (
 	// release.lock pins; the message starts with the lock entry ("source
 	// up", "overlay x", "toolchain cc [linux-aarch64]").
 	findingDrift = "drift"
+	// findingStale: a source read from a git work tree is not what that
+	// tree shows, and [build] require_current refuses it.
+	findingStale = "stale"
 	// findingError: any other failure, as its message says.
 	findingError = "error"
 )
 
 // Finding is one problem reported by check, for --json.
 type Finding struct {
-	// Kind is findingConfig, findingLock, findingDrift or findingError.
+	// Kind is findingConfig, findingLock, findingDrift, findingStale or
+	// findingError.
 	Kind    string `json:"kind"`
 	File    string `json:"file,omitempty"`
 	Line    int    `json:"line,omitempty"`
@@ -150,6 +154,7 @@ func doCheck(ctx context.Context, o *CheckOptions, rep *checkReport) error {
 		Config: cfg, Lock: l, LockFile: g.lockPath(), Relock: g.relockCommand(),
 		Fetcher: &source.Fetcher{ProjectDir: cfg.Dir, CacheDir: cache, Logger: log},
 		Scratch: scratch.Path, Logger: log, Digests: digestmemo.Memo{Dir: release.DigestsDir(cache)},
+		RequireCurrent: cfg.Build.Current(false),
 	})
 	return err
 }
@@ -191,6 +196,14 @@ func findings(err error) []Finding {
 				msg += fmt.Sprintf(" (locked %s, found %s)", d.Expected, d.Found)
 			}
 			out = append(out, Finding{Kind: findingDrift, File: d.File, Message: msg, Hint: "review, then run `" + drift.Relock + "`"})
+		}
+		return out
+	}
+	var stale *build.StaleError
+	if errors.As(err, &stale) {
+		var out []Finding
+		for _, p := range stale.Problems {
+			out = append(out, Finding{Kind: findingStale, Message: p, Hint: "or set require_current = false under [build] in release.toml"})
 		}
 		return out
 	}

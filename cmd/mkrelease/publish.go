@@ -352,7 +352,7 @@ func releaseRun(ctx context.Context, o *ReleaseOptions) error {
 	// read once, the signing key loaded (its password asked) once.
 	s := newSession(p.Factory, p.Global)
 	log := s.log
-	b := &BuildOptions{Factory: p.Factory, Global: p.Global, Targets: p.Targets, Out: p.Dist, NoCache: o.NoCache, Key: p.SignKey,
+	b := &BuildOptions{Factory: p.Factory, Global: p.Global, Targets: p.Targets, Out: p.Dist, NoCache: o.NoCache, Key: p.SignKey, release: true,
 		RemoteCache: o.RemoteCache, RemoteUpload: o.RemoteUpload, RemoteUploadSet: o.RemoteUploadSet}
 	e := &EvidenceRunOptions{Factory: p.Factory, Global: p.Global, Targets: p.Targets, Dist: p.Dist, Python: o.Python, Key: p.SignKey}
 	bo, err := b.pipelineOptions(ctx, s)

@@ -48,6 +48,14 @@ type Source struct {
 	// Files lists every file of a local source with its sha256, as
 	// release.lock records it, so that drift is reported by file name.
 	Files []string `toml:"files,omitempty" json:"-"`
+	// WorkTree is, for a source read from a git work tree on the building
+	// machine (a local source in a repository, a git source that is a
+	// repository path), "clean" when the tree below the source is what
+	// HEAD holds and "modified" when it holds changes no commit holds;
+	// "" otherwise. It is a fact of the building machine: the provenance
+	// records it, while the lock and manifest.json do not (a rebuild from
+	// the same files without a repository writes the same manifest).
+	WorkTree string `toml:"-" json:"-"`
 }
 
 // Names of the kinds, as release.toml's keys and release.lock's kind

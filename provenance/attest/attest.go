@@ -52,6 +52,12 @@ const UnsignedPartsParameter = "unsigned_parts"
 // earlier build took. Absent when every action's outputs were built here.
 const RemoteActionsParameter = "remote_cache_actions"
 
+// WorkTreesParameter is the internal parameter that says, for each source
+// read from a git work tree on the building machine, whether the tree
+// below it was what HEAD holds ("clean") or held changes no commit holds
+// ("modified"), by source name. Absent when no source was.
+const WorkTreesParameter = "work_trees"
+
 // Stage signs the provenance with Signer; without one it is skipped.
 type Stage struct {
 	Signer provenance.Signer
@@ -223,6 +229,21 @@ func (s Stage) Provenance(r *release.Release, project pin.Project, started, fini
 			// which parts, and why, among the internal ones.
 			p.ExternalParameters["allow_unsigned_parts"] = true
 			p.InternalParameters[UnsignedPartsParameter] = m.Build.UnsignedParts
+		}
+	}
+	if r.Found != nil {
+		// Host facts, like the sandbox: whether each source read from a
+		// git work tree here was what HEAD holds. manifest.json does not
+		// record it, so that a rebuild from the same files elsewhere (a
+		// source archive, no repository) writes the same manifest.
+		trees := map[string]any{}
+		for _, src := range r.Found.Sources {
+			if src.WorkTree != "" {
+				trees[src.Name] = src.WorkTree
+			}
+		}
+		if len(trees) > 0 {
+			p.InternalParameters[WorkTreesParameter] = trees
 		}
 	}
 	if s.Compiled != nil {
