@@ -196,6 +196,11 @@ func (c *Channel) compare(p *Plan) {
 		p.Published = append(p.Published, v.Version)
 	}
 	p.Differing = []AssetDiff{}
+	if p.OtherProject {
+		// Another project's versions are not this one's: neither the same
+		// version nor a downgrade of it.
+		return
+	}
 	if pub, ok := st.Lookup(p.Version); ok {
 		p.SameVersionPublished, p.PublishedAs = true, pub.Version
 		p.Differing = diffAssets(pub.Assets, p.Assets, p.volatile)

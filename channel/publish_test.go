@@ -157,6 +157,8 @@ func TestPublishRules(t *testing.T) {
 		rule     string
 		assets   []string
 		versions []string
+		// only: the rule is the only reason.
+		only bool
 	}{
 		{name: "identical republish", next: func(t *testing.T) Release { return release(t, "0.3.0", "") }, noop: true},
 		{name: "identical republish of an older version", next: func(t *testing.T) Release { return release(t, "0.2.0", "") }, noop: true},
@@ -203,7 +205,12 @@ func TestPublishRules(t *testing.T) {
 			r := release(t, "0.4.0", "")
 			r.Project = "other"
 			return r
-		}, rule: RuleOtherProject},
+		}, rule: RuleOtherProject, only: true},
+		{name: "other project, lower and same versions", next: func(t *testing.T) Release {
+			r := release(t, "0.2.0", "rebuilt")
+			r.Project = "other"
+			return r
+		}, rule: RuleOtherProject, only: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			parent := t.TempDir()
@@ -230,6 +237,9 @@ func TestPublishRules(t *testing.T) {
 				}
 				if !slices.ContainsFunc(ref.Reasons, func(rs Reason) bool { return rs.Rule == tc.rule }) {
 					t.Errorf("reasons %v, want %s", ref.Reasons, tc.rule)
+				}
+				if tc.only && len(ref.Reasons) != 1 {
+					t.Errorf("reasons %v, want %s alone", ref.Reasons, tc.rule)
 				}
 				for _, a := range tc.assets {
 					if !strings.Contains(err.Error(), a) || !slices.ContainsFunc(ref.Reasons, func(rs Reason) bool { return slices.Contains(rs.Assets, a) }) {
