@@ -9,13 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mkrelease/mkrelease/build"
 	"github.com/mkrelease/mkrelease/build/config"
 	"github.com/mkrelease/mkrelease/build/lock"
 )
 
 // checkFindingKinds are the kinds of a check finding, in docs/json.md's
 // order.
-var checkFindingKinds = []string{findingConfig, findingLock, findingDrift, findingError}
+var checkFindingKinds = []string{findingConfig, findingLock, findingDrift, findingStale, findingError}
 
 // findings gives each error of check its kind.
 func TestCheckFindings(t *testing.T) {
@@ -32,6 +33,7 @@ func TestCheckFindings(t *testing.T) {
 			{Entry: "source up", File: "src/a", What: "the pinned tree changed"},
 			{Entry: "toolchain cc [t1]", What: "another compiler"},
 		}}, []string{findingDrift, findingDrift}},
+		{"stale", &build.StaleError{Problems: []string{"source app: HEAD ...", "source app: uncommitted ..."}}, []string{findingStale, findingStale}},
 		{"other", errors.New("prepare: no space left"), []string{findingError}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
