@@ -126,12 +126,15 @@ func (w *WorkTree) State() string {
 // WorkTree inspects the work tree a source is read from, when it is one:
 // a local source inside a git repository, or a git source whose location
 // is a project-relative path to a repository with a work tree. pinned is
-// the commit release.toml pins for a git source. exclude are files that
-// are the project's configuration rather than its source (release.toml,
-// release.lock: absolute paths): neither their commits nor their
-// uncommitted changes count. It returns nil, and no error, for a source
-// read from elsewhere (an archive, a URL, a folder in no repository), or
-// where git is not installed.
+// the commit release.toml pins for a git source. project are the
+// project's configuration files, release.toml first, then release.lock
+// (absolute paths): neither their commits nor their uncommitted changes
+// count. A local source's repository counts only when it tracks
+// release.toml: a project that merely lies inside some repository (a home
+// folder kept in git) is not that repository's. It returns nil, and no
+// error, for a source read from elsewhere (an archive, a URL, a folder in
+// no repository, or in one that is not the project's), or where git is
+// not installed.
 //
 // git runs without the system's and the user's configuration and with the
 // repository's fsmonitor hook off, and only commands that read objects,
@@ -140,7 +143,7 @@ func (w *WorkTree) State() string {
 // tree's files are compared with HEAD's by hashing them here, as git
 // hashes a blob, rather than by git status, which would run the clean
 // filters the repository's configuration names.
-func (f *Fetcher) WorkTree(ctx context.Context, s config.Source, pinned string, exclude ...string) (*WorkTree, error) {
+func (f *Fetcher) WorkTree(ctx context.Context, s config.Source, pinned string, project ...string) (*WorkTree, error) {
 	var dir string
 	switch s.Kind() {
 	case config.SourceLocal:
@@ -171,16 +174,27 @@ func (f *Fetcher) WorkTree(ctx context.Context, s config.Source, pinned string, 
 	}
 	root := lines[1]
 	w := &WorkTree{Source: s.Name, Kind: s.Kind(), Root: root, excluded: map[string]bool{}}
-	for _, x := range exclude {
+	tracksConfig := false
+	for i, x := range project {
 		if real, err := filepath.EvalSymlinks(x); err == nil {
 			x = real
 		}
-		if rel, err := filepath.Rel(root, x); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			w.excluded[filepath.ToSlash(rel)] = true
-			w.exclude = append(w.exclude, ":(exclude,literal)"+filepath.ToSlash(rel))
+		rel, err := filepath.Rel(root, x)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		w.excluded[rel] = true
+		w.exclude = append(w.exclude, ":(exclude,literal)"+rel)
+		if i == 0 {
+			_, err := worktreeGit(ctx, root, "ls-files", "--error-unmatch", "--", ":(literal)"+rel)
+			tracksConfig = err == nil
 		}
 	}
 	if s.Kind() == config.SourceLocal {
+		if !tracksConfig {
+			return nil, nil // not the project's repository
+		}
 		real, err := filepath.EvalSymlinks(dir)
 		if err != nil {
 			return nil, fmt.Errorf("source %s: %w", s.Name, err)

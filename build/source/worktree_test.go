@@ -24,7 +24,7 @@ func worktreeRepo(t *testing.T) (dir, head string) {
 	git(t, dir, "init", "-q", "-b", "main")
 	files := map[string]string{
 		"src/a.go": "package a\n", "src/sub/b.go": "package sub\n", "src/run.sh": "#!/bin/sh\n",
-		"docs/guide.md": "# guide\n", ".gitignore": "build/\n",
+		"docs/guide.md": "# guide\n", ".gitignore": "build/\n", "release.toml": "# the project\n",
 	}
 	for name, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -88,7 +88,7 @@ func TestWorkTreeLocalSource(t *testing.T) {
 			dir, head := worktreeRepo(t)
 			tc.edit(t, dir)
 			f := &Fetcher{ProjectDir: dir}
-			w, err := f.WorkTree(context.Background(), config.Source{Name: "app", Local: "src"}, "")
+			w, err := f.WorkTree(context.Background(), config.Source{Name: "app", Local: "src"}, "", filepath.Join(dir, "release.toml"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,8 +178,26 @@ func TestWorkTreeGitSource(t *testing.T) {
 	}
 }
 
-// TestWorkTreeNone: a source read from no work tree gives none.
+// TestWorkTreeNone: a source read from no work tree gives none, and
+// neither does a project that lies in a repository that does not track it
+// (a home folder kept in git), which the control shows would otherwise
+// report every file.
 func TestWorkTreeNone(t *testing.T) {
+	home, _ := worktreeRepo(t)
+	project := filepath.Join(home, "projects", "app")
+	must(t, os.MkdirAll(filepath.Join(project, "src"), 0o755))
+	must(t, os.WriteFile(filepath.Join(project, "release.toml"), []byte("# untracked\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(project, "src", "a.go"), []byte("package a\n"), 0o644))
+	inHome := &Fetcher{ProjectDir: project}
+	if w, err := inHome.WorkTree(context.Background(), config.Source{Name: "app", Local: "src"}, "", filepath.Join(project, "release.toml")); w != nil || err != nil {
+		t.Errorf("a project inside a repository that does not track it: %+v, %v; want none", w, err)
+	}
+	git(t, home, "add", "projects/app/release.toml")
+	git(t, home, "commit", "-q", "-m", "track the project")
+	if w, err := inHome.WorkTree(context.Background(), config.Source{Name: "app", Local: "src"}, "", filepath.Join(project, "release.toml")); err != nil || w == nil || !slices.Equal(w.Changed, []string{"projects/app/src/a.go"}) {
+		t.Errorf("control, the project tracked: %+v, %v; want its untracked source file", w, err)
+	}
+
 	plain := t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(plain, "src"), 0o755))
 	f := &Fetcher{ProjectDir: plain}
@@ -216,7 +234,7 @@ func TestWorkTreeRunsNothingTheRepositoryConfigures(t *testing.T) {
 	os.Remove(monitor)
 	must(t, os.WriteFile(filepath.Join(dir, "src", "data.txt"), []byte("two\n") /* the same size: git must read it */, 0o644))
 
-	w, err := (&Fetcher{ProjectDir: dir}).WorkTree(context.Background(), config.Source{Name: "app", Local: "src"}, "")
+	w, err := (&Fetcher{ProjectDir: dir}).WorkTree(context.Background(), config.Source{Name: "app", Local: "src"}, "", filepath.Join(dir, "release.toml"))
 	if err != nil || w == nil {
 		t.Fatalf("WorkTree = %v, %v", w, err)
 	}
