@@ -113,6 +113,11 @@ type Result struct {
 	VSA string `json:"vsa,omitempty"`
 	// Channel is the channel's outcome (nil on a dry run or refusal).
 	Channel *channel.Result `json:"channel,omitempty"`
+	// ChannelRefused are the channel's reasons when it refused the
+	// release after the policies allowed it (another project's channel,
+	// the version published with other bytes, a downgrade): the decision
+	// then says allow, and these say why nothing was published.
+	ChannelRefused []channel.Reason `json:"channel_refused,omitempty"`
 	// Skipped are configured targets not being released.
 	Skipped []string `json:"skipped_targets"`
 	// Evidence are the checks of each evidence archive of the folder, by
@@ -184,6 +189,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err := s.run(g, ctx); err != nil {
 			if errors.Is(err, errDone) {
 				return g.res, nil
+			}
+			var ref *channel.RefusedError
+			if g.res != nil && g.res.Decision != nil && g.res.Decision.Allow && errors.As(err, &ref) {
+				g.res.ChannelRefused = ref.Reasons
 			}
 			return g.res, err
 		}

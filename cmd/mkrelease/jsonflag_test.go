@@ -37,7 +37,7 @@ var jsonVerbs = []struct {
 	{"install", jsonObject, bundle.Installed{}, []string{"venv", "python", "created", "packages"}},
 	{"lock", jsonObject, lockReport{}, []string{"lock", "changed", "changes"}},
 	{"merge", jsonObject, mergeReport{}, []string{"out", "parts", "artifacts"}},
-	{"publish", jsonObject, publish.Result{}, []string{"input", "decision", "assets", "noop", "vsa", "channel", "skipped_targets"}},
+	{"publish", jsonObject, publish.Result{}, []string{"input", "decision", "assets", "noop", "vsa", "channel", "channel_refused", "skipped_targets"}},
 	{"report", jsonObject, report.Report{}, []string{"schema", "kind", "path", "project", "version", "targets", "artifacts", "evidence", "decision", "channel"}},
 	{"reproduce", jsonObject, reproduce.Report{}, []string{"inputs", "identical", "artifacts"}},
 	{"verify", jsonObject, audit.Report{}, []string{"ok", "items"}},

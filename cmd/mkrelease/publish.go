@@ -88,7 +88,7 @@ nothing; a --json field selection does not apply to it.`,
 	cmd.Flags().StringArrayVarP(&opts.Targets, "target", "t", nil, "publish this target (repeatable; default: every target)")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the decision and the policy input as JSON; write nothing")
 	addJSONFlag(cmd, &opts.JSON, &opts.JSONFields, jsonObject,
-		"input", "decision", "assets", "noop", "vsa", "channel", "skipped_targets")
+		"input", "decision", "assets", "noop", "vsa", "channel", "channel_refused", "skipped_targets")
 	return cmd
 }
 
