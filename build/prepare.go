@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/mkrelease/mkrelease/internal/digestmemo"
+	"github.com/mkrelease/mkrelease/internal/finding"
 	"log/slog"
 	"os"
 	"path"
@@ -76,18 +77,11 @@ type StaleError struct {
 // Error lists the problems.
 func (e *StaleError) Error() string {
 	return fmt.Sprintf("the release would not be built from what the work tree shows (%d finding%s):\n  %s\n\thint: do what each says; "+
-		"to release anyway, set require_current = false under [build] in release.toml", len(e.Problems), plural(len(e.Problems)), strings.Join(e.Problems, "\n  "))
+		"to release anyway, set require_current = false under [build] in release.toml", len(e.Problems), finding.Plural(len(e.Problems)), strings.Join(e.Problems, "\n  "))
 }
 
 // ExitCode is 1: a refusal.
 func (e *StaleError) ExitCode() int { return 1 }
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
 
 // PrepareOptions configure Prepare.
 type PrepareOptions struct {

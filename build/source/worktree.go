@@ -11,6 +11,7 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"syscall"
 
 	"github.com/mkrelease/mkrelease/build/config"
+	"github.com/mkrelease/mkrelease/internal/finding"
 )
 
 // WorkTree is how a source read from a git work tree on this machine
@@ -86,7 +88,7 @@ func (w *WorkTree) Problems() []string {
 			"to build HEAD, set commit = %q for source %s in release.toml and run `mkrelease lock`", w.Source, w.Root, w.Head, w.Pinned, w.Pinned, w.Head, w.Source))
 	default:
 		out = append(out, fmt.Sprintf("source %s: HEAD of %s is commit %s; %d commit%s since the pinned commit %s change its files: the build reads %s, without them; "+
-			"to build HEAD, set commit = %q for source %s in release.toml and run `mkrelease lock`", w.Source, w.Root, w.Head, w.Ahead, plural(w.Ahead), w.Pinned, w.Pinned, w.Head, w.Source))
+			"to build HEAD, set commit = %q for source %s in release.toml and run `mkrelease lock`", w.Source, w.Root, w.Head, w.Ahead, finding.Plural(w.Ahead), w.Pinned, w.Pinned, w.Head, w.Source))
 	}
 	if !w.Clean() {
 		files := w.Changed
@@ -98,20 +100,13 @@ func (w *WorkTree) Problems() []string {
 		switch w.Kind {
 		case config.SourceGit:
 			out = append(out, fmt.Sprintf("source %s: the work tree of %s has %d uncommitted change%s (%s) that the build does not see: it reads commit %s; "+
-				"commit them and run `mkrelease lock`, or set them aside", w.Source, where, len(w.Changed), plural(len(w.Changed)), list, w.Pinned))
+				"commit them and run `mkrelease lock`, or set them aside", w.Source, where, len(w.Changed), finding.Plural(len(w.Changed)), list, w.Pinned))
 		default:
 			out = append(out, fmt.Sprintf("source %s: %s has %d uncommitted change%s (%s): the build reads them, but no commit holds them, so nobody can rebuild this release from the repository; "+
-				"commit them and run `mkrelease lock`", w.Source, where, len(w.Changed), plural(len(w.Changed)), list))
+				"commit them and run `mkrelease lock`", w.Source, where, len(w.Changed), finding.Plural(len(w.Changed)), list))
 		}
 	}
 	return out
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // State is what manifest.json records of the work tree: "clean" or
@@ -275,15 +270,8 @@ func (w *WorkTree) compare(ctx context.Context) error {
 	if len(changed) > 0 {
 		// A file git filters (Git LFS: the work tree holds the content,
 		// the blob a pointer) differs by design; it is not compared.
-		names := slices.Sorted(func(yield func(string) bool) {
-			for n := range changed {
-				if !yield(n) {
-					return
-				}
-			}
-		})
 		var in bytes.Buffer
-		for _, n := range names {
+		for n := range changed {
 			in.WriteString(n + "\x00")
 		}
 		attrs, err := worktreeGitInput(ctx, w.Root, &in, "check-attr", "-z", "--stdin", "filter")
@@ -298,10 +286,7 @@ func (w *WorkTree) compare(ctx context.Context) error {
 			}
 		}
 	}
-	for n := range changed {
-		w.Changed = append(w.Changed, n)
-	}
-	slices.Sort(w.Changed)
+	w.Changed = slices.Sorted(maps.Keys(changed))
 	return nil
 }
 
