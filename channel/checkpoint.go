@@ -115,22 +115,47 @@ func (cp *Checkpoint) Refuses(now *Checkpoint) []string {
 		out = append(out, fmt.Sprintf("the channel shows %s, but generation %d %s had channel.json sha256 %s: a fork, two different states under one generation number (or a publish after an unnoticed rollback); "+
 			"do not trust it: find out which is genuine and restore it; %s", now.describe(), cp.Generation, seen, cp.StateSHA256, forget))
 	case now.Generation > cp.Generation:
-		have := map[string]string{}
-		for _, v := range now.Versions {
-			have[v.Version] = v.AssetsSHA256
+		missing, changed := cp.Lost(now)
+		for _, v := range missing {
+			out = append(out, fmt.Sprintf("version %s, published in generation %d %s, is missing from %s: a published version never goes; "+
+				"do not trust the channel: find out who published it (a publish after an unnoticed rollback?) and restore the version", v.Version, cp.Generation, seen, now.describe()))
 		}
-		for _, v := range cp.Versions {
-			switch got, ok := have[v.Version]; {
-			case !ok:
-				out = append(out, fmt.Sprintf("version %s, published in generation %d %s, is missing from %s: a published version never goes; "+
-					"do not trust the channel: find out who published it (a publish after an unnoticed rollback?) and restore the version", v.Version, cp.Generation, seen, now.describe()))
-			case got != v.AssetsSHA256:
-				out = append(out, fmt.Sprintf("version %s has other assets in %s than in generation %d %s (assets digest %s, was %s): a published version never changes; "+
-					"do not trust the channel: find out who published it and restore the version", v.Version, now.describe(), cp.Generation, seen, got, v.AssetsSHA256))
-			}
+		for _, v := range changed {
+			out = append(out, fmt.Sprintf("version %s has other assets in %s than in generation %d %s (assets digest %s, was %s): a published version never changes; "+
+				"do not trust the channel: find out who published it and restore the version", v.Version, now.describe(), cp.Generation, seen, now.assets(v.Version), v.AssetsSHA256))
 		}
 	}
 	return out
+}
+
+// Lost lists the versions cp records that now lacks (missing) or lists
+// with other assets (changed), in cp's order.
+func (cp *Checkpoint) Lost(now *Checkpoint) (missing, changed []CheckpointVersion) {
+	for _, v := range cp.Versions {
+		switch got, ok := now.assetsOf(v.Version); {
+		case !ok:
+			missing = append(missing, v)
+		case got != v.AssetsSHA256:
+			changed = append(changed, v)
+		}
+	}
+	return missing, changed
+}
+
+// assetsOf returns the assets digest cp records for version v.
+func (cp *Checkpoint) assetsOf(v string) (string, bool) {
+	for _, w := range cp.Versions {
+		if w.Version == v {
+			return w.AssetsSHA256, true
+		}
+	}
+	return "", false
+}
+
+// assets is assetsOf's digest alone.
+func (cp *Checkpoint) assets(v string) string {
+	d, _ := cp.assetsOf(v)
+	return d
 }
 
 // problems lists what is wrong with a checkpoint read from a file.

@@ -223,23 +223,18 @@ func (o *PublishOptions) keepState(opts publish.Options, res *publish.Result) er
 		return nil
 	}
 	if old := res.Channel.Plan.Restart; old != nil {
-		now := map[string]string{}
-		for _, v := range res.Channel.Checkpoint.Versions {
-			now[v.Version] = v.AssetsSHA256
-		}
-		var lost, changed []string
-		for _, v := range old.Versions {
-			switch got, ok := now[v.Version]; {
-			case !ok:
-				lost = append(lost, v.Version)
-			case got != v.AssetsSHA256:
-				changed = append(changed, v.Version)
+		missing, changed := old.Lost(res.Channel.Checkpoint)
+		names := func(vs []channel.CheckpointVersion) string {
+			var out []string
+			for _, v := range vs {
+				out = append(out, v.Version)
 			}
+			return strings.Join(out, " ")
 		}
 		opts.Logger.Warn("the channel was empty, but it had been published before: it starts again after the generation seen; "+
 			"clients that verified the old channel refuse it for each version it lost or publishes with other assets",
 			"channel", res.Channel.Dest, "generation_seen", old.Generation, "now", res.Channel.GenerationNumber,
-			"versions_lost", strings.Join(lost, " "), "versions_changed", strings.Join(changed, " "), "remembered_in", old.File)
+			"versions_lost", names(missing), "versions_changed", names(changed), "remembered_in", old.File)
 	}
 	return o.states.Verified(opts.To, res.Channel.Checkpoint)
 }
